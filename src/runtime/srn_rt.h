@@ -1,0 +1,74 @@
+/*
+ * srn_rt.h - the real-time runtime: drives one core device with real time,
+ * UDP sockets, batched I/O, a background progress thread and pcap capture.
+ *
+ * Used by the verbs ABI layer (src/verbs) and by tools. The only module that
+ * touches clocks, sockets and threads.
+ *
+ * Locking: each runtime device has one mutex that serialises every call into
+ * its core device. The verbs layer takes it with srn_rt_lock(), calls the
+ * core, and releases it with srn_rt_unlock(), which first flushes output,
+ * runs expired timers and delivers events (so a post_send leaves the host
+ * before the verb returns). Progress comes from two places:
+ *   - srn_rt_progress(): non-blocking receive + timers + send, called by the
+ *     application's own verbs (poll_cq, post_*), so busy-polling programs
+ *     drive the NIC themselves;
+ *   - a background thread that sleeps in poll() on the sockets and a wake
+ *     eventfd until a packet arrives or the next core deadline passes.
+ */
+#ifndef SRN_RT_H
+#define SRN_RT_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <netinet/in.h>
+
+#include "../core/srn_core.h"
+
+#define SRN_RT_MAX_DEVS 16
+#define SRN_RT_NAME_MAX 64
+
+/* Device configuration (from environment / config file; see config.c). */
+struct srn_rt_devcfg {
+	char name[SRN_RT_NAME_MAX];   /* e.g. "softrnic0" */
+	struct in_addr ip;            /* IPv4 address to bind and to use as GID 0 */
+	uint16_t port;                /* UDP port to receive on (default 4791) */
+	char pcap_path[256];          /* "" = no capture */
+	uint64_t guid;                /* node GUID (derived from name+ip) */
+};
+
+/*
+ * Configuration sources, in order:
+ *   SOFTRNIC_DEVICES="name=ip[,name=ip...]"   (set by `softrnic run`)
+ *   SOFTRNIC_CONFIG=path  (lines "device NAME IP")
+ *   default: one device "softrnic0" on 127.0.0.1
+ * SOFTRNIC_PCAP=path      capture every packet of every device in the process
+ *   (with several devices, ".NAME" is appended to the path).
+ */
+int srn_rt_config_load(struct srn_rt_devcfg *out, int max);   /* number of devices */
+
+struct srn_rt_dev;
+
+/* Callbacks the runtime invokes (with the device lock held) when the core
+ * reports an event. */
+struct srn_rt_hooks {
+	void (*cq_event)(struct srn_cq *cq, void *arg);              /* armed CQ got a CQE */
+	void (*async_event)(const struct srn_async_event *ev, void *arg);
+	void *arg;
+};
+
+/* Open (refcounted, one per device name per process) / close. Opening binds
+ * the UDP socket(s) and starts the progress thread. */
+struct srn_rt_dev *srn_rt_dev_open(const struct srn_rt_devcfg *cfg, const struct srn_rt_hooks *hooks);
+void srn_rt_dev_close(struct srn_rt_dev *rd);
+
+struct srn_dev *srn_rt_core(struct srn_rt_dev *rd);
+const struct srn_rt_devcfg *srn_rt_cfg(struct srn_rt_dev *rd);
+
+void srn_rt_lock(struct srn_rt_dev *rd);
+void srn_rt_unlock(struct srn_rt_dev *rd);       /* flush + timers + events, then unlock */
+void srn_rt_progress(struct srn_rt_dev *rd);     /* try-lock; non-blocking rx/tx/timers */
+
+srn_ts srn_rt_now(void);                          /* CLOCK_MONOTONIC in ns */
+
+#endif /* SRN_RT_H */

@@ -1,0 +1,273 @@
+/*
+ * srn_wire.h - RoCEv2 wire format: one opcode table, bounds-checked parser,
+ * header writer and ICRC.
+ *
+ * Layering: nothing in src/wire depends on any other softrnic module.
+ * Every multi-byte field is read/written with the big-endian helpers below
+ * (never struct overlays), so the code is safe under UBSan and fuzzing.
+ *
+ * A "packet" here is the UDP payload of a RoCEv2 datagram:
+ *   BTH | [RDETH] [DETH] [RETH] [AtomicETH] [AETH] [AtomicAckETH] [ImmDt] [IETH]
+ *       | payload | pad (0..3, BTH.PadCnt) | ICRC (4 bytes)
+ * The IP and UDP headers are put on by the kernel; their ICRC-covered fields
+ * are passed in as struct srn_ip_info.
+ */
+#ifndef SRN_WIRE_H
+#define SRN_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define SRN_ROCEV2_UDP_PORT 4791u
+
+/* header lengths in bytes */
+#define SRN_BTH_LEN     12u
+#define SRN_DETH_LEN     8u
+#define SRN_RETH_LEN    16u
+#define SRN_ATMETH_LEN  28u
+#define SRN_AETH_LEN     4u
+#define SRN_ATMACK_LEN   8u
+#define SRN_IMMDT_LEN    4u
+#define SRN_IETH_LEN     4u
+#define SRN_ICRC_LEN     4u
+#define SRN_CNP_PAYLOAD_LEN 16u /* CNP: BTH + 16 reserved bytes + ICRC */
+
+#define SRN_PSN_MASK   0xFFFFFFu
+#define SRN_QPN_MASK   0xFFFFFFu
+#define SRN_MSN_MASK   0xFFFFFFu
+#define SRN_DEFAULT_PKEY 0xFFFFu
+
+/* ---- BTH opcodes (IBA 9.2, table 38; RoCEv2 annex A17 for CNP) ---- */
+enum srn_opcode {
+	/* RC: transport 000 */
+	SRN_OP_RC_SEND_FIRST                  = 0x00,
+	SRN_OP_RC_SEND_MIDDLE                 = 0x01,
+	SRN_OP_RC_SEND_LAST                   = 0x02,
+	SRN_OP_RC_SEND_LAST_IMM               = 0x03,
+	SRN_OP_RC_SEND_ONLY                   = 0x04,
+	SRN_OP_RC_SEND_ONLY_IMM               = 0x05,
+	SRN_OP_RC_WRITE_FIRST                 = 0x06,
+	SRN_OP_RC_WRITE_MIDDLE                = 0x07,
+	SRN_OP_RC_WRITE_LAST                  = 0x08,
+	SRN_OP_RC_WRITE_LAST_IMM              = 0x09,
+	SRN_OP_RC_WRITE_ONLY                  = 0x0a,
+	SRN_OP_RC_WRITE_ONLY_IMM              = 0x0b,
+	SRN_OP_RC_READ_REQUEST                = 0x0c,
+	SRN_OP_RC_READ_RESPONSE_FIRST         = 0x0d,
+	SRN_OP_RC_READ_RESPONSE_MIDDLE        = 0x0e,
+	SRN_OP_RC_READ_RESPONSE_LAST          = 0x0f,
+	SRN_OP_RC_READ_RESPONSE_ONLY          = 0x10,
+	SRN_OP_RC_ACKNOWLEDGE                 = 0x11,
+	SRN_OP_RC_ATOMIC_ACKNOWLEDGE          = 0x12,
+	SRN_OP_RC_COMPARE_SWAP                = 0x13,
+	SRN_OP_RC_FETCH_ADD                   = 0x14,
+	SRN_OP_RC_SEND_LAST_INV               = 0x16,
+	SRN_OP_RC_SEND_ONLY_INV               = 0x17,
+	/* UC: transport 001 */
+	SRN_OP_UC_SEND_FIRST                  = 0x20,
+	SRN_OP_UC_SEND_MIDDLE                 = 0x21,
+	SRN_OP_UC_SEND_LAST                   = 0x22,
+	SRN_OP_UC_SEND_LAST_IMM               = 0x23,
+	SRN_OP_UC_SEND_ONLY                   = 0x24,
+	SRN_OP_UC_SEND_ONLY_IMM               = 0x25,
+	SRN_OP_UC_WRITE_FIRST                 = 0x26,
+	SRN_OP_UC_WRITE_MIDDLE                = 0x27,
+	SRN_OP_UC_WRITE_LAST                  = 0x28,
+	SRN_OP_UC_WRITE_LAST_IMM              = 0x29,
+	SRN_OP_UC_WRITE_ONLY                  = 0x2a,
+	SRN_OP_UC_WRITE_ONLY_IMM              = 0x2b,
+	/* UD: transport 011 */
+	SRN_OP_UD_SEND_ONLY                   = 0x64,
+	SRN_OP_UD_SEND_ONLY_IMM               = 0x65,
+	/* RoCEv2 congestion notification packet */
+	SRN_OP_CNP                            = 0x81,
+};
+
+/* ---- per-opcode mask bits (rxe style: test bits, not opcode lists) ---- */
+enum srn_op_mask {
+	SRN_M_DETH      = 1u << 0,
+	SRN_M_RETH      = 1u << 1,
+	SRN_M_ATMETH    = 1u << 2,
+	SRN_M_AETH      = 1u << 3,
+	SRN_M_ATMACK    = 1u << 4,
+	SRN_M_IMMDT     = 1u << 5,
+	SRN_M_IETH      = 1u << 6,
+	SRN_M_PAYLOAD   = 1u << 7,  /* may carry payload */
+	SRN_M_REQ       = 1u << 8,  /* request (requester -> responder) */
+	SRN_M_RESP      = 1u << 9,  /* response (ACK, atomic ACK, read response) */
+	SRN_M_SEND      = 1u << 10,
+	SRN_M_WRITE     = 1u << 11,
+	SRN_M_READ      = 1u << 12, /* read request or read response */
+	SRN_M_ATOMIC    = 1u << 13, /* atomic request or atomic ack */
+	SRN_M_FIRST     = 1u << 14,
+	SRN_M_MIDDLE    = 1u << 15,
+	SRN_M_LAST      = 1u << 16,
+	SRN_M_ONLY      = SRN_M_FIRST | SRN_M_LAST,
+	SRN_M_COMP      = 1u << 17, /* consumes an RQ WQE / completes at responder */
+	SRN_M_RC        = 1u << 18,
+	SRN_M_UC        = 1u << 19,
+	SRN_M_UD        = 1u << 20,
+	SRN_M_CNP       = 1u << 21,
+	SRN_M_VALID     = 1u << 31, /* opcode is known */
+};
+
+struct srn_opinfo {
+	const char *name;   /* e.g. "RC_SEND_FIRST"; NULL if unknown */
+	uint32_t mask;      /* enum srn_op_mask */
+	uint8_t hdr_len;    /* BTH + all extension headers */
+	/* offsets from start of BTH of each extension header present (0 = absent) */
+	uint8_t off_deth, off_reth, off_atmeth, off_aeth, off_atmack, off_immdt, off_ieth;
+	uint8_t payload_off; /* == hdr_len */
+};
+
+/* The one table. Index by BTH opcode. Unknown opcodes have mask 0. */
+extern const struct srn_opinfo srn_opcode_table[256];
+
+static inline const struct srn_opinfo *srn_opinfo(uint8_t opcode)
+{
+	return &srn_opcode_table[opcode];
+}
+
+/* ---- AETH syndromes (IBA 9.7.5.1.4) ---- */
+enum srn_aeth_type {
+	SRN_AETH_ACK     = 0x0,  /* syndrome bits 7..5 = 000: ACK, low 5 bits = credit count */
+	SRN_AETH_RNR_NAK = 0x1,  /* 001: RNR NAK, low 5 bits = RNR timer code */
+	SRN_AETH_NAK     = 0x3,  /* 011: NAK, low 5 bits = NAK code */
+};
+enum srn_nak_code {
+	SRN_NAK_PSN_SEQ_ERR      = 0,
+	SRN_NAK_INVALID_REQUEST  = 1,
+	SRN_NAK_REMOTE_ACCESS    = 2,
+	SRN_NAK_REMOTE_OP_ERR    = 3,
+	SRN_NAK_INVALID_RD_REQ   = 4,
+};
+#define SRN_AETH_SYN(type, val) ((uint8_t)(((type) << 5) | ((val) & 0x1f)))
+#define SRN_AETH_CREDITS_INVALID 0x1f /* "credit count invalid" code */
+
+/* ---- parsed packet view ---- */
+struct srn_pkt {
+	/* BTH */
+	uint8_t  opcode;
+	bool     se;          /* solicited event */
+	bool     mig;
+	uint8_t  pad;         /* pad count 0..3 */
+	uint8_t  tver;
+	uint16_t pkey;
+	bool     fecn, becn;  /* BTH byte 4 bits 7 and 6 */
+	uint32_t dqpn;        /* 24 bits */
+	bool     ackreq;
+	uint32_t psn;         /* 24 bits */
+	/* DETH */
+	uint32_t deth_qkey;
+	uint32_t deth_sqpn;
+	/* RETH */
+	uint64_t reth_va;
+	uint32_t reth_rkey;
+	uint32_t reth_len;
+	/* AtomicETH */
+	uint64_t atm_va;
+	uint32_t atm_rkey;
+	uint64_t atm_swap_add;
+	uint64_t atm_cmp;
+	/* AETH */
+	uint8_t  aeth_syn;
+	uint32_t aeth_msn;    /* 24 bits */
+	/* AtomicAckETH */
+	uint64_t atmack_orig;
+	/* ImmDt: raw 4 bytes as on the wire, kept in network byte order */
+	uint32_t imm_be;
+	/* IETH */
+	uint32_t ieth_rkey;
+	/* payload (excludes pad and ICRC) */
+	const uint8_t *payload;
+	uint32_t paylen;
+	/* derived */
+	const struct srn_opinfo *info;
+};
+
+/* Error codes of the wire module (negative). */
+enum srn_wire_err {
+	SRN_WIRE_OK          = 0,
+	SRN_WIRE_ETRUNC      = -1, /* shorter than headers + ICRC */
+	SRN_WIRE_EOPCODE     = -2, /* unknown/unsupported opcode */
+	SRN_WIRE_EVERSION    = -3, /* BTH TVer != 0 */
+	SRN_WIRE_EPAD        = -4, /* pad count inconsistent with payload / opcode */
+	SRN_WIRE_ELEN        = -5, /* payload on an opcode that carries none, etc. */
+	SRN_WIRE_EICRC       = -6, /* ICRC mismatch */
+};
+const char *srn_wire_strerror(int err);
+
+/*
+ * Parse buf[0..len) (UDP payload incl. ICRC). Never reads outside it.
+ * Does NOT check the ICRC (see srn_icrc_check). On success fills *p,
+ * p->payload points into buf.
+ */
+int srn_pkt_parse(struct srn_pkt *p, const uint8_t *buf, size_t len);
+
+/*
+ * Write BTH and the extension headers that p->opcode's table entry names,
+ * taking values from *p, into buf. Returns header length, or a negative
+ * error if cap is too small or the opcode unknown. Payload, pad bytes and
+ * ICRC are written by the caller (srn_pkt_finish).
+ */
+int srn_pkt_write_hdrs(uint8_t *buf, size_t cap, const struct srn_pkt *p);
+
+/* ---- ICRC (RoCEv2, IBA annex A17.3.3) ---- */
+struct srn_ip_info {
+	bool     v6;              /* only IPv4 is implemented for now */
+	uint8_t  src[16], dst[16];/* v4 addresses in [12..15] (IPv4-mapped), network order */
+	uint16_t ip_id;           /* IPv4 identification as the kernel sends it */
+	bool     df;              /* IPv4 don't-fragment bit */
+	uint16_t sport, dport;    /* UDP ports, host order */
+	uint8_t  ttl;             /* masked in the ICRC; used by capture only */
+	uint8_t  tos;             /* DSCP|ECN; masked in the ICRC; used by capture only */
+};
+
+/* ICRC of a UDP payload of length len (the last 4 bytes are the ICRC slot and
+ * are not covered). Returns the value in the byte order to be stored with
+ * srn_icrc_store (see icrc.c for the convention). */
+uint32_t srn_icrc_compute(const struct srn_ip_info *ip, const uint8_t *pkt, size_t len);
+/* Write ICRC into pkt[len-4..len). */
+void srn_icrc_store(const struct srn_ip_info *ip, uint8_t *pkt, size_t len);
+/* 0 if ok, SRN_WIRE_EICRC if not. */
+int srn_icrc_check(const struct srn_ip_info *ip, const uint8_t *pkt, size_t len);
+
+/* pad count for a payload of n bytes */
+static inline uint8_t srn_pad_for(uint32_t n) { return (uint8_t)((4u - (n & 3u)) & 3u); }
+
+/* ---- big-endian helpers ---- */
+static inline uint16_t srn_get16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint32_t srn_get24(const uint8_t *p) { return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2]; }
+static inline uint32_t srn_get32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint64_t srn_get64(const uint8_t *p) { return ((uint64_t)srn_get32(p) << 32) | srn_get32(p + 4); }
+static inline void srn_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static inline void srn_put24(uint8_t *p, uint32_t v) { p[0] = (uint8_t)(v >> 16); p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)v; }
+static inline void srn_put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+static inline void srn_put64(uint8_t *p, uint64_t v) { srn_put32(p, (uint32_t)(v >> 32)); srn_put32(p + 4, (uint32_t)v); }
+
+/* ---- PSN arithmetic (24-bit, modular; PSN-01) ---- */
+/* signed distance a - b in the 24-bit space, in (-2^23, 2^23] */
+static inline int32_t srn_psn_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >> 8;
+}
+static inline uint32_t srn_psn_add(uint32_t a, uint32_t n) { return (a + n) & SRN_PSN_MASK; }
+#define SRN_PSN_LT(a, b) (srn_psn_diff((a), (b)) < 0)
+#define SRN_PSN_LE(a, b) (srn_psn_diff((a), (b)) <= 0)
+#define SRN_PSN_GT(a, b) (srn_psn_diff((a), (b)) > 0)
+#define SRN_PSN_GE(a, b) (srn_psn_diff((a), (b)) >= 0)
+
+/* path MTU enum (IBV_MTU_256=1 .. IBV_MTU_4096=5) to bytes */
+static inline uint32_t srn_mtu_bytes(int mtu_enum)
+{
+	return (mtu_enum >= 1 && mtu_enum <= 5) ? (128u << mtu_enum) : 0;
+}
+
+#endif /* SRN_WIRE_H */
