@@ -213,6 +213,23 @@ int srn_pkt_parse(struct srn_pkt *p, const uint8_t *buf, size_t len);
  */
 int srn_pkt_write_hdrs(uint8_t *buf, size_t cap, const struct srn_pkt *p);
 
+/* Largest UDP payload srn_pkt_parse accepts (IPv4: 65535 - 20 - 8). */
+#define SRN_PKT_MAX_LEN 65507u
+
+struct srn_ip_info;
+/*
+ * Finish a packet whose headers srn_pkt_write_hdrs wrote (hdr_len bytes) and
+ * whose paylen payload bytes the caller has placed at buf + hdr_len: sets
+ * BTH.PadCnt to srn_pad_for(paylen), writes the zero pad bytes and the ICRC
+ * (for ip; if ip is NULL the ICRC slot is zeroed, to be filled later with
+ * srn_icrc_store). Returns the total UDP payload length, SRN_WIRE_ETRUNC if
+ * cap is too small, SRN_WIRE_EOPCODE for an unknown opcode in buf[0],
+ * SRN_WIRE_ELEN for payload on an opcode without SRN_M_PAYLOAD, a hdr_len
+ * that is not the opcode's, or a total above SRN_PKT_MAX_LEN.
+ */
+int srn_pkt_finish(uint8_t *buf, size_t cap, size_t hdr_len, uint32_t paylen,
+		   const struct srn_ip_info *ip);
+
 /* ---- ICRC (RoCEv2, IBA annex A17.3.3) ---- */
 struct srn_ip_info {
 	bool     v6;              /* only IPv4 is implemented for now */
@@ -253,7 +270,7 @@ static inline void srn_put32(uint8_t *p, uint32_t v)
 static inline void srn_put64(uint8_t *p, uint64_t v) { srn_put32(p, (uint32_t)(v >> 32)); srn_put32(p + 4, (uint32_t)v); }
 
 /* ---- PSN arithmetic (24-bit, modular; PSN-01) ---- */
-/* signed distance a - b in the 24-bit space, in (-2^23, 2^23] */
+/* signed distance a - b in the 24-bit space, in [-2^23, 2^23) */
 static inline int32_t srn_psn_diff(uint32_t a, uint32_t b)
 {
 	return (int32_t)((a - b) << 8) >> 8;
