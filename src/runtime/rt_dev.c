@@ -1,0 +1,493 @@
+/*
+ * rt_dev.c - a runtime device: one core device driven by real time and real
+ * UDP sockets, its lock, its progress thread and the per-process registry.
+ *
+ * Call order of one service pass (always under the device lock):
+ *   [receive: recvmmsg batches -> srn_dev_recv each, ACKs flushed per batch]
+ *   expiry (if due) -> srn_dev_send into the TX batch -> sendmmsg per socket
+ *   -> CQ / async events to the hooks            (repeated while work remains)
+ *
+ * Who runs it:
+ *   srn_rt_unlock()   - after every verb that touched the core (no receive);
+ *   srn_rt_progress() - try-lock; non-blocking receive + the above;
+ *   the progress thread - sleeps in ppoll() on the receive socket and an
+ *     eventfd with the timeout of the next deadline (core timer, pending
+ *     stats publish); SRN_TS_NEVER means an infinite sleep, so an idle
+ *     device costs nothing. Whoever moves the deadline earlier than the
+ *     thread's current target writes the eventfd.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+
+#include "rt_internal.h"
+
+#define RX_ROUNDS        16                /* recvmmsg batches per service pass */
+#define TX_BUDGET        2048              /* packets per srn_dev_send pump */
+#define SERVICE_ITERS    4
+#define STATS_PERIOD_NS  (100ull * 1000 * 1000)
+
+/* the runtime's own counters, published after the core's */
+#define RT_COUNTERS(X) X(RX_BATCHES) X(TX_BATCHES) X(RX_TRUNC) X(RX_ERRORS) \
+	X(TX_ERRORS) X(TX_NO_SOCKET) X(WAKEUPS) X(KICKS)
+enum rt_ctr {
+#define RT_ENUM(n) RT_CTR_##n,
+	RT_COUNTERS(RT_ENUM)
+#undef RT_ENUM
+	RT_CTR_MAX
+};
+static const char *const rt_ctr_names[RT_CTR_MAX] = {
+#define RT_NAME(n) "rt_" #n,
+	RT_COUNTERS(RT_NAME)
+#undef RT_NAME
+};
+
+struct srn_rt_dev {
+	struct srn_rt_devcfg cfg;
+	struct srn_rt_hooks hooks;
+	int refcnt;                       /* under reg_lock */
+
+	pthread_mutex_t lock;             /* serialises everything below */
+	struct srn_dev *core;
+	struct srn_rt_udp udp;
+	struct srn_rt_rxbatch rx;
+	struct srn_rt_txbatch tx;
+	struct srn_rt_pcap *pcap;
+	struct srn_rt_shm_writer *shm;
+	bool stop;
+	srn_ts sleep_target;              /* the thread sleeps until then (or a kick) */
+	bool stats_dirty;
+	srn_ts stats_last;
+	uint64_t rt_ctr[RT_CTR_MAX];
+	uint64_t pub[SRN_CTR_MAX + RT_CTR_MAX];
+
+	int evfd;
+	pthread_t thread;
+	bool thread_started;
+};
+
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct srn_rt_dev *reg[SRN_RT_MAX_DEVS];
+
+static void *mem_calloc(size_t n, size_t size, void *user)
+{
+	(void)user;
+	return calloc(n, size);
+}
+
+static void mem_free(void *p, void *user)
+{
+	(void)user;
+	free(p);
+}
+
+struct srn_dev *srn_rt_core(struct srn_rt_dev *rd) { return rd->core; }
+const struct srn_rt_devcfg *srn_rt_cfg(struct srn_rt_dev *rd) { return &rd->cfg; }
+
+/* ---- service pass ------------------------------------------------------ */
+
+static void pcap_packet(struct srn_rt_dev *rd, const struct srn_pkt_meta *m,
+			const uint8_t *pkt, size_t len)
+{
+	struct srn_ip_info ip;
+	srn_rt_ipinfo_from_meta(&ip, m);
+	srn_rt_pcap_write(rd->pcap, &ip, pkt, len);
+}
+
+static void tx_flush(struct srn_rt_dev *rd)
+{
+	if (!rd->tx.n)
+		return;
+	int failed = srn_rt_udp_flush(&rd->udp, &rd->tx, &rd->rt_ctr[RT_CTR_TX_BATCHES]);
+	rd->rt_ctr[RT_CTR_TX_ERRORS] += (uint64_t)failed;
+}
+
+/* Take packets from the core into the TX batch, sending full batches. */
+static int tx_pump(struct srn_rt_dev *rd, srn_ts now)
+{
+	struct srn_rt_txbatch *b = &rd->tx;
+	int sent = 0;
+
+	while (sent < TX_BUDGET) {
+		uint8_t *buf = b->data + (size_t)b->n * SRN_RT_BUFSZ;
+		struct srn_pkt_meta *m = &b->meta[b->n];
+		memset(m, 0, sizeof *m);
+		ssize_t len = srn_dev_send(rd->core, buf, SRN_RT_BUFSZ, m, now);
+		if (len <= 0)
+			break;
+		sent++;
+		int s = srn_rt_udp_sock_of(&rd->udp, m->sport);
+		if (s < 0) {                  /* core used a port we do not own */
+			rd->rt_ctr[RT_CTR_TX_NO_SOCKET]++;
+			continue;
+		}
+		if (m->src_gid[10] != 0xff)   /* the header says IPv4-mapped; be safe */
+			srn_rt_gid_from_ip(m->src_gid, rd->cfg.ip);
+		if (!m->dport)
+			m->dport = SRN_ROCEV2_UDP_PORT;
+		b->len[b->n] = (size_t)len;
+		b->sock[b->n] = (uint8_t)s;
+		if (rd->pcap)
+			pcap_packet(rd, m, buf, (size_t)len);
+		if (++b->n == SRN_RT_BATCH)
+			tx_flush(rd);
+	}
+	tx_flush(rd);
+	return sent;
+}
+
+/* One recvmmsg batch into the core; returns datagrams received. */
+static int rx_round(struct srn_rt_dev *rd)
+{
+	int n = srn_rt_udp_recv(&rd->udp, &rd->rx);
+	if (n < 0) {
+		rd->rt_ctr[RT_CTR_RX_ERRORS]++;
+		return 0;
+	}
+	if (n == 0)
+		return 0;
+	rd->rt_ctr[RT_CTR_RX_BATCHES]++;
+	srn_ts now = srn_rt_now();
+	for (int i = 0; i < n; i++) {
+		const struct mmsghdr *mm = &rd->rx.msg[i];
+		const uint8_t *pkt = rd->rx.iov[i].iov_base;
+		struct srn_pkt_meta meta;
+		if ((mm->msg_hdr.msg_flags & MSG_TRUNC) || mm->msg_len > SRN_MAX_PKT) {
+			rd->rt_ctr[RT_CTR_RX_TRUNC]++;
+			srn_dev_counters_mut(rd->core)[SRN_CTR_DROP_MALFORMED]++;
+			continue;
+		}
+		srn_rt_udp_rx_meta(&rd->udp, &rd->rx, i, &meta);
+		if (rd->pcap)
+			pcap_packet(rd, &meta, pkt, mm->msg_len);
+		(void)srn_dev_recv(rd->core, pkt, mm->msg_len, &meta, now);
+	}
+	return n;
+}
+
+static void deliver_events(struct srn_rt_dev *rd)
+{
+	struct srn_cq *cq;
+	struct srn_async_event ev;
+
+	while ((cq = srn_dev_next_cq_event(rd->core)))
+		if (rd->hooks.cq_event)
+			rd->hooks.cq_event(cq, rd->hooks.arg);
+	while (srn_dev_next_async_event(rd->core, &ev) == 0)
+		if (rd->hooks.async_event)
+			rd->hooks.async_event(&ev, rd->hooks.arg);
+}
+
+static void service(struct srn_rt_dev *rd, bool rx)
+{
+	bool work = false;
+
+	if (rx) {
+		for (int r = 0; r < RX_ROUNDS; r++) {
+			int n = rx_round(rd);
+			if (n > 0) {
+				work = true;
+				tx_pump(rd, srn_rt_now());   /* ACKs / responses leave per batch */
+			}
+			if (n < SRN_RT_BATCH)
+				break;
+		}
+	}
+	for (int it = 0; it < SERVICE_ITERS; it++) {
+		srn_ts now = srn_rt_now();
+		bool expired = false;
+		if (now >= srn_dev_expiry(rd->core)) {
+			srn_dev_handle_expiry(rd->core, now);
+			expired = true;
+		}
+		int sent = tx_pump(rd, now);
+		deliver_events(rd);
+		if (sent || expired)
+			work = true;
+		if (!srn_dev_has_output(rd->core) && srn_dev_expiry(rd->core) > srn_rt_now())
+			break;
+	}
+	if (work)
+		rd->stats_dirty = true;
+	if (rd->pcap && work)
+		srn_rt_pcap_flush(rd->pcap);
+}
+
+static void publish(struct srn_rt_dev *rd, srn_ts now)
+{
+	if (!rd->shm)
+		return;
+	memcpy(rd->pub, srn_dev_counters(rd->core), SRN_CTR_MAX * sizeof(uint64_t));
+	memcpy(rd->pub + SRN_CTR_MAX, rd->rt_ctr, sizeof rd->rt_ctr);
+	srn_rt_shm_publish(rd->shm, rd->pub, SRN_CTR_MAX + RT_CTR_MAX);
+	rd->stats_dirty = false;
+	rd->stats_last = now;
+}
+
+/* When the thread must next wake up. */
+static srn_ts thread_deadline(struct srn_rt_dev *rd)
+{
+	srn_ts d = srn_dev_expiry(rd->core);
+	if (srn_dev_has_output(rd->core))
+		d = 0;
+	if (rd->stats_dirty && rd->shm && rd->stats_last + STATS_PERIOD_NS < d)
+		d = rd->stats_last + STATS_PERIOD_NS;
+	return d;
+}
+
+static void kick(struct srn_rt_dev *rd)
+{
+	uint64_t one = 1;
+	ssize_t r;
+	do
+		r = write(rd->evfd, &one, sizeof one);
+	while (r < 0 && errno == EINTR);
+}
+
+/* common tail of unlock/progress: re-arm the thread if needed, unlock */
+static void finish_unlock(struct srn_rt_dev *rd)
+{
+	bool k = false;
+	srn_ts d = thread_deadline(rd);
+	if (d < rd->sleep_target) {
+		rd->sleep_target = d;
+		rd->rt_ctr[RT_CTR_KICKS]++;
+		k = true;
+	}
+	pthread_mutex_unlock(&rd->lock);
+	if (k)
+		kick(rd);
+}
+
+void srn_rt_lock(struct srn_rt_dev *rd)
+{
+	pthread_mutex_lock(&rd->lock);
+}
+
+void srn_rt_unlock(struct srn_rt_dev *rd)
+{
+	service(rd, false);
+	finish_unlock(rd);
+}
+
+void srn_rt_progress(struct srn_rt_dev *rd)
+{
+	if (pthread_mutex_trylock(&rd->lock) != 0)
+		return;
+	service(rd, true);
+	finish_unlock(rd);
+}
+
+/* ---- progress thread ------------------------------------------------- */
+
+static void *progress_thread(void *arg)
+{
+	struct srn_rt_dev *rd = arg;
+	struct pollfd pfd[2] = {
+		{ .fd = rd->udp.rx_fd, .events = POLLIN },
+		{ .fd = rd->evfd, .events = POLLIN },
+	};
+	bool rx = true;
+
+	pthread_mutex_lock(&rd->lock);
+	while (!rd->stop) {
+		service(rd, rx);
+		srn_ts now = srn_rt_now();
+		if (rd->stats_dirty && now >= rd->stats_last + STATS_PERIOD_NS)
+			publish(rd, now);
+		srn_ts d = thread_deadline(rd);
+		rd->sleep_target = d;
+		pthread_mutex_unlock(&rd->lock);
+
+		struct timespec ts, *tp = NULL;
+		if (d != SRN_TS_NEVER) {
+			now = srn_rt_now();
+			uint64_t dt = d > now ? d - now : 0;
+			ts.tv_sec = (time_t)(dt / 1000000000ull);
+			ts.tv_nsec = (long)(dt % 1000000000ull);
+			tp = &ts;
+		}
+		int r = ppoll(pfd, 2, tp, NULL);
+		rx = r > 0 && (pfd[0].revents & (POLLIN | POLLERR));
+		if (r > 0 && (pfd[1].revents & POLLIN)) {
+			uint64_t v;
+			ssize_t rr = read(rd->evfd, &v, sizeof v);
+			(void)rr;
+		}
+		pthread_mutex_lock(&rd->lock);
+		rd->rt_ctr[RT_CTR_WAKEUPS]++;
+	}
+	pthread_mutex_unlock(&rd->lock);
+	return NULL;
+}
+
+/* ---- open / close ---------------------------------------------------- */
+
+static void dev_free(struct srn_rt_dev *rd)
+{
+	if (rd->shm) {
+		publish(rd, srn_rt_now());
+		srn_rt_shm_destroy(rd->shm);
+	}
+	srn_rt_pcap_close(rd->pcap);
+	if (rd->core)
+		srn_dev_del(rd->core);
+	srn_rt_udp_close(&rd->udp);
+	srn_rt_rxbatch_free(&rd->rx);
+	srn_rt_txbatch_free(&rd->tx);
+	if (rd->evfd >= 0)
+		close(rd->evfd);
+	pthread_mutex_destroy(&rd->lock);
+	free(rd);
+}
+
+static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
+				     const struct srn_rt_hooks *hooks, int *err)
+{
+	struct srn_rt_dev *rd = calloc(1, sizeof *rd);
+	if (!rd) {
+		*err = ENOMEM;
+		return NULL;
+	}
+	rd->cfg = *cfg;
+	if (!rd->cfg.port)
+		rd->cfg.port = SRN_ROCEV2_UDP_PORT;
+	if (!rd->cfg.guid)
+		rd->cfg.guid = srn_rt_guid_derive(rd->cfg.name, rd->cfg.ip);
+	if (hooks)
+		rd->hooks = *hooks;
+	rd->evfd = -1;
+	rd->udp.rx_fd = -1;
+	for (int i = 0; i < SRN_RT_NSEND; i++)
+		rd->udp.tx_fd[i] = -1;
+	rd->sleep_target = SRN_TS_NEVER;
+	pthread_mutex_init(&rd->lock, NULL);
+
+	int r;
+	if ((r = srn_rt_rxbatch_init(&rd->rx)) < 0 || (r = srn_rt_txbatch_init(&rd->tx)) < 0)
+		goto fail;
+	if ((r = srn_rt_udp_open(&rd->udp, rd->cfg.ip, rd->cfg.port)) < 0)
+		goto fail;
+	rd->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (rd->evfd < 0) {
+		r = -errno;
+		goto fail;
+	}
+
+	struct srn_dev_cfg dc;
+	srn_dev_cfg_default(&dc);
+	srn_rt_gid_from_ip(dc.gid, rd->cfg.ip);
+	dc.sports = rd->udp.sports;
+	dc.n_sports = SRN_RT_NSEND;
+	dc.mem.calloc = mem_calloc;
+	dc.mem.free = mem_free;
+	dc.mem.user = NULL;
+	int cr = srn_dev_new(&rd->core, &dc);
+	if (cr < 0) {
+		fprintf(stderr, "softrnic: %s: cannot create device: %s\n", rd->cfg.name,
+			srn_strerror(cr));
+		r = cr == SRN_ENOMEM ? -ENOMEM : -EINVAL;
+		rd->core = NULL;
+		goto fail;
+	}
+	if (rd->cfg.pcap_path[0]) {
+		rd->pcap = srn_rt_pcap_open(rd->cfg.pcap_path);
+		if (!rd->pcap) {
+			r = -EIO;
+			goto fail;
+		}
+	}
+	const char *names[SRN_CTR_MAX + RT_CTR_MAX];
+	for (int i = 0; i < SRN_CTR_MAX; i++)
+		names[i] = srn_ctr_names[i];
+	for (int i = 0; i < RT_CTR_MAX; i++)
+		names[SRN_CTR_MAX + i] = rt_ctr_names[i];
+	rd->shm = srn_rt_shm_create(&rd->cfg, names, SRN_CTR_MAX + RT_CTR_MAX);
+	if (rd->shm)
+		publish(rd, srn_rt_now());
+
+	/* the thread takes no signals: they stay with the application's threads */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int pr = pthread_create(&rd->thread, NULL, progress_thread, rd);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pr) {
+		r = -pr;
+		goto fail;
+	}
+	rd->thread_started = true;
+	char tname[16];
+	snprintf(tname, sizeof tname, "srn-%s", rd->cfg.name);
+	pthread_setname_np(rd->thread, tname);
+	return rd;
+fail:
+	*err = -r;
+	dev_free(rd);
+	return NULL;
+}
+
+struct srn_rt_dev *srn_rt_dev_open(const struct srn_rt_devcfg *cfg, const struct srn_rt_hooks *hooks)
+{
+	if (!cfg || !cfg->name[0]) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&reg_lock);
+	int free_slot = -1;
+	for (int i = 0; i < SRN_RT_MAX_DEVS; i++) {
+		if (reg[i] && strcmp(reg[i]->cfg.name, cfg->name) == 0) {
+			struct srn_rt_dev *rd = reg[i];
+			rd->refcnt++;
+			pthread_mutex_unlock(&reg_lock);
+			return rd;
+		}
+		if (!reg[i] && free_slot < 0)
+			free_slot = i;
+	}
+	if (free_slot < 0) {
+		pthread_mutex_unlock(&reg_lock);
+		errno = EMFILE;
+		return NULL;
+	}
+	int err = 0;
+	struct srn_rt_dev *rd = dev_create(cfg, hooks, &err);
+	if (rd) {
+		rd->refcnt = 1;
+		reg[free_slot] = rd;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	if (!rd)
+		errno = err ? err : EIO;
+	return rd;
+}
+
+void srn_rt_dev_close(struct srn_rt_dev *rd)
+{
+	if (!rd)
+		return;
+	pthread_mutex_lock(&reg_lock);
+	if (--rd->refcnt > 0) {
+		pthread_mutex_unlock(&reg_lock);
+		return;
+	}
+	for (int i = 0; i < SRN_RT_MAX_DEVS; i++)
+		if (reg[i] == rd)
+			reg[i] = NULL;
+	pthread_mutex_unlock(&reg_lock);
+
+	pthread_mutex_lock(&rd->lock);
+	rd->stop = true;
+	pthread_mutex_unlock(&rd->lock);
+	kick(rd);
+	pthread_join(rd->thread, NULL);
+	rd->thread_started = false;
+	dev_free(rd);
+}

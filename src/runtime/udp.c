@@ -1,0 +1,276 @@
+/*
+ * udp.c - the runtime's UDP sockets and batched I/O.
+ *
+ * One receive socket bound to IP:4791 (non-blocking, IP_PKTINFO for the
+ * destination address, IP_RECVTOS for the ECN bits, IP_RECVTTL), and
+ * SRN_RT_NSEND unconnected send sockets bound to IP:0 whose kernel-chosen
+ * ports are the UDP source ports the core picks from per flow (W-02). The
+ * ICRC covers the UDP source port, so a packet must leave from exactly the
+ * socket that owns meta.sport.
+ *
+ * Every socket has IP_MTU_DISCOVER = IP_PMTUDISC_DO: the kernel sets DF and,
+ * for an unconnected socket, IP identification 0 on every datagram - the
+ * values the core puts into the ICRC (which covers the IPv4 ID and flags).
+ *
+ * Per packet there is no allocation and no syscall: receive is one
+ * recvmmsg per SRN_RT_BATCH datagrams into preallocated buffers; send is
+ * one sendmmsg per send socket per batch, with the ECN bits (and TTL) of
+ * each packet in an IP_TOS (IP_TTL) control message. Send sockets are
+ * blocking, so a full socket buffer back-pressures the sender instead of
+ * dropping.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/ip.h>
+
+#include "rt_internal.h"
+
+static void set_bufs(int fd, int rcv, int snd)
+{
+	/* SO_*BUFFORCE ignores rmem_max/wmem_max but needs CAP_NET_ADMIN */
+	if (rcv && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof rcv) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+	if (snd && setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof snd) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof snd);
+}
+
+static int make_sock(struct in_addr ip, uint16_t port, bool nonblock, uint16_t *bound_port)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	if (fd < 0)
+		return -errno;
+	int pmtu = IP_PMTUDISC_DO;
+	if (setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof pmtu) < 0)
+		goto fail;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr = ip };
+	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
+		goto fail;
+	socklen_t sl = sizeof sa;
+	if (getsockname(fd, (struct sockaddr *)&sa, &sl) < 0)
+		goto fail;
+	*bound_port = ntohs(sa.sin_port);
+	return fd;
+fail:;
+	int e = -errno;
+	close(fd);
+	return e;
+}
+
+int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port)
+{
+	char a[INET_ADDRSTRLEN];
+	int one = 1, r;
+	uint16_t p;
+
+	inet_ntop(AF_INET, &ip, a, sizeof a);
+	u->rx_fd = -1;
+	for (int i = 0; i < SRN_RT_NSEND; i++)
+		u->tx_fd[i] = -1;
+	u->ip = ip;
+	u->port = port;
+
+	r = make_sock(ip, port, true, &p);
+	if (r < 0) {
+		fprintf(stderr, "softrnic: cannot bind UDP %s:%u: %s%s\n", a, port, strerror(-r),
+			r == -EADDRNOTAVAIL ? " (address not configured on this host)" :
+			r == -EADDRINUSE ? " (another process or device uses it)" : "");
+		return r;
+	}
+	u->rx_fd = r;
+	set_bufs(u->rx_fd, SRN_RT_SOCKBUF, 0);
+	if (setsockopt(u->rx_fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one) < 0 ||
+	    setsockopt(u->rx_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one) < 0 ||
+	    setsockopt(u->rx_fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one) < 0) {
+		r = -errno;
+		fprintf(stderr, "softrnic: UDP %s:%u: setsockopt: %s\n", a, port, strerror(-r));
+		goto fail;
+	}
+	for (int i = 0; i < SRN_RT_NSEND; i++) {
+		r = make_sock(ip, 0, false, &p);
+		if (r < 0) {
+			fprintf(stderr, "softrnic: cannot bind UDP send socket on %s: %s\n", a,
+				strerror(-r));
+			goto fail;
+		}
+		u->tx_fd[i] = r;
+		u->sports[i] = p;
+		/* nothing is ever sent to these ports: keep their receive buffer tiny */
+		set_bufs(r, 4096, SRN_RT_SOCKBUF);
+	}
+	return 0;
+fail:
+	srn_rt_udp_close(u);
+	return r;
+}
+
+void srn_rt_udp_close(struct srn_rt_udp *u)
+{
+	if (u->rx_fd >= 0)
+		close(u->rx_fd);
+	u->rx_fd = -1;
+	for (int i = 0; i < SRN_RT_NSEND; i++) {
+		if (u->tx_fd[i] >= 0)
+			close(u->tx_fd[i]);
+		u->tx_fd[i] = -1;
+	}
+}
+
+int srn_rt_rxbatch_init(struct srn_rt_rxbatch *b)
+{
+	memset(b, 0, sizeof *b);
+	b->data = malloc((size_t)SRN_RT_BATCH * SRN_RT_BUFSZ);
+	if (!b->data)
+		return -ENOMEM;
+	for (int i = 0; i < SRN_RT_BATCH; i++) {
+		b->iov[i].iov_base = b->data + (size_t)i * SRN_RT_BUFSZ;
+		b->iov[i].iov_len = SRN_RT_BUFSZ;
+		b->msg[i].msg_hdr.msg_iov = &b->iov[i];
+		b->msg[i].msg_hdr.msg_iovlen = 1;
+		b->msg[i].msg_hdr.msg_name = &b->from[i];
+		b->msg[i].msg_hdr.msg_control = b->ctl[i].buf;
+	}
+	return 0;
+}
+
+void srn_rt_rxbatch_free(struct srn_rt_rxbatch *b)
+{
+	free(b->data);
+	b->data = NULL;
+}
+
+int srn_rt_txbatch_init(struct srn_rt_txbatch *b)
+{
+	memset(b, 0, sizeof *b);
+	b->data = malloc((size_t)SRN_RT_BATCH * SRN_RT_BUFSZ);
+	return b->data ? 0 : -ENOMEM;
+}
+
+void srn_rt_txbatch_free(struct srn_rt_txbatch *b)
+{
+	free(b->data);
+	b->data = NULL;
+}
+
+int srn_rt_udp_recv(struct srn_rt_udp *u, struct srn_rt_rxbatch *b)
+{
+	for (int i = 0; i < SRN_RT_BATCH; i++) {
+		b->msg[i].msg_hdr.msg_namelen = sizeof b->from[i];
+		b->msg[i].msg_hdr.msg_controllen = sizeof b->ctl[i].buf;
+		b->msg[i].msg_hdr.msg_flags = 0;
+		b->msg[i].msg_len = 0;
+	}
+	for (;;) {
+		int n = recvmmsg(u->rx_fd, b->msg, SRN_RT_BATCH, MSG_DONTWAIT, NULL);
+		if (n >= 0)
+			return n;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return -errno;
+	}
+}
+
+void srn_rt_udp_rx_meta(const struct srn_rt_udp *u, const struct srn_rt_rxbatch *b, int i,
+			struct srn_pkt_meta *meta)
+{
+	const struct msghdr *mh = &b->msg[i].msg_hdr;
+	struct in_addr dst = u->ip;
+	int tos = 0, ttl = 64;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR((struct msghdr *)mh, c)) {
+		if (c->cmsg_level != IPPROTO_IP)
+			continue;
+		if (c->cmsg_type == IP_PKTINFO && c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+			struct in_pktinfo pi;
+			memcpy(&pi, CMSG_DATA(c), sizeof pi);
+			dst = pi.ipi_addr;      /* destination address of the IP header */
+		} else if (c->cmsg_type == IP_TOS && c->cmsg_len >= CMSG_LEN(1)) {
+			tos = *(const uint8_t *)CMSG_DATA(c);
+		} else if (c->cmsg_type == IP_TTL && c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			memcpy(&ttl, CMSG_DATA(c), sizeof ttl);
+		}
+	}
+	memset(meta, 0, sizeof *meta);
+	srn_rt_gid_from_ip(meta->src_gid, b->from[i].sin_addr);
+	srn_rt_gid_from_ip(meta->dst_gid, dst);
+	meta->sport = ntohs(b->from[i].sin_port);
+	meta->dport = u->port;
+	meta->ecn = (uint8_t)(tos & 3);
+	meta->dscp = (uint8_t)((tos >> 2) & 0x3f);
+	meta->ttl = (uint8_t)ttl;
+	meta->ip_id = 0;   /* not visible to a UDP socket; DF senders use 0 */
+}
+
+int srn_rt_udp_sock_of(const struct srn_rt_udp *u, uint16_t sport)
+{
+	for (int i = 0; i < SRN_RT_NSEND; i++)
+		if (u->sports[i] == sport)
+			return i;
+	return -1;
+}
+
+static void put_int_cmsg(struct cmsghdr *c, int type, int val)
+{
+	c->cmsg_level = IPPROTO_IP;
+	c->cmsg_type = type;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &val, sizeof val);
+}
+
+int srn_rt_udp_flush(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *batches)
+{
+	int failed = 0;
+
+	for (int s = 0; s < SRN_RT_NSEND && b->n; s++) {
+		int cnt = 0;
+		for (int i = 0; i < b->n; i++) {
+			if (b->sock[i] != s)
+				continue;
+			const struct srn_pkt_meta *m = &b->meta[i];
+			struct msghdr *mh = &b->msg[cnt].msg_hdr;
+			b->iov[cnt].iov_base = b->data + (size_t)i * SRN_RT_BUFSZ;
+			b->iov[cnt].iov_len = b->len[i];
+			b->to[cnt].sin_family = AF_INET;
+			b->to[cnt].sin_port = htons(m->dport);
+			memcpy(&b->to[cnt].sin_addr.s_addr, m->dst_gid + 12, 4);
+			memset(mh, 0, sizeof *mh);
+			mh->msg_name = &b->to[cnt];
+			mh->msg_namelen = sizeof b->to[cnt];
+			mh->msg_iov = &b->iov[cnt];
+			mh->msg_iovlen = 1;
+			mh->msg_control = b->ctl[cnt].buf;
+			struct cmsghdr *c = (struct cmsghdr *)b->ctl[cnt].buf;
+			put_int_cmsg(c, IP_TOS, ((m->dscp & 0x3f) << 2) | (m->ecn & 3));
+			size_t clen = CMSG_SPACE(sizeof(int));
+			if (m->ttl) {
+				c = (struct cmsghdr *)(b->ctl[cnt].buf + clen);
+				put_int_cmsg(c, IP_TTL, m->ttl);
+				clen += CMSG_SPACE(sizeof(int));
+			}
+			mh->msg_controllen = clen;
+			cnt++;
+		}
+		int off = 0;
+		while (off < cnt) {
+			int r = sendmmsg(u->tx_fd[s], b->msg + off, (unsigned)(cnt - off), 0);
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				failed++;        /* this datagram is lost (e.g. ENETUNREACH) */
+				off++;
+				continue;
+			}
+			if (batches)
+				(*batches)++;
+			off += r;
+		}
+	}
+	b->n = 0;
+	return failed;
+}
