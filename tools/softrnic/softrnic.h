@@ -1,0 +1,32 @@
+/* softrnic.h - shared bits of the `softrnic` command-line tool. */
+#ifndef SOFTRNIC_TOOL_H
+#define SOFTRNIC_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SOFTRNIC_VERSION "0.1.0"
+
+int cmd_run(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+
+extern const char *const help_run;
+extern const char *const help_devices;
+extern const char *const help_stats;
+
+/* "0000:0000:0000:0000:0000:ffff:7f00:0001" (as ibv_devinfo prints GIDs) */
+void tool_fmt_gid(char out[40], const uint8_t gid[16]);
+/* "0200:1234:5678:9abc" */
+void tool_fmt_guid(char out[20], uint64_t guid);
+/* If argv[*i] is "--opt" or "--opt=VAL" (or short form), store VAL (next
+ * argument or after '=') in *val and advance *i; returns 1 if matched, 0 if
+ * not, -1 (message printed) if the value is missing. */
+int tool_opt_val(int argc, char **argv, int *i, const char *lopt, const char *sopt,
+		 const char **val);
+bool tool_is_help(const char *a);
+/* print JSON string literal */
+void tool_json_str(const char *s);
+
+#endif
