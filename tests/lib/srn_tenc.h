@@ -67,8 +67,10 @@ bool srn_tenc_known(uint8_t opcode);
  * Build the UDP payload into buf[0..cap): headers, payload, pad, ICRC.
  * The ICRC is computed for an IPv4 datagram src_ip -> dst_ip (network order
  * bytes), UDP sport -> dport (host order), IP identification ip_id, DF set.
- * Returns the UDP payload length incl. ICRC, or 0 if cap is too small or
- * pad (when not auto) > 3.
+ * Returns the UDP payload length incl. ICRC, or 0 if cap is too small,
+ * pad (when not auto) > 3, or payload is NULL with paylen > 0.
+ * Payload is written for any opcode (even ones that carry none, for
+ * negative tests), except CNP.
  */
 size_t srn_tenc_build(uint8_t *buf, size_t cap, const struct srn_tenc_pkt *p,
 		      const uint8_t src_ip[4], const uint8_t dst_ip[4],
