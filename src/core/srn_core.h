@@ -176,6 +176,13 @@ struct srn_dev_cfg {
 	uint32_t cnp_interval_ns;     /* min gap between CNPs per QP (CC-13), 0 = default 50us */
 	uint32_t qpn_seed;            /* first QPN handed out (deterministic) */
 	struct srn_mem mem;
+	/* Added by the core: requester flow control. A requester never lets more
+	 * than this many PSNs (request packets, plus the response packets an
+	 * outstanding RDMA READ expects) be unacknowledged, so a burst of large
+	 * messages cannot overflow socket buffers on either side; a single
+	 * message larger than the limit is still sent when nothing else is
+	 * outstanding. Never more than 2^23 (PSN-04). 0 = default 1024. */
+	uint32_t max_inflight_pkts;
 };
 void srn_dev_cfg_default(struct srn_dev_cfg *cfg);
 

@@ -8,6 +8,7 @@
  * ICRC covers the UDP source port, so a packet must leave from exactly the
  * socket that owns meta.sport.
  *
+ * Send sockets have SO_NO_CHECK: the UDP checksum is 0 as on RoCEv2 NICs.
  * Every socket has IP_MTU_DISCOVER = IP_PMTUDISC_DO: the kernel sets DF and,
  * for an unconnected socket, IP identification 0 on every datagram - the
  * values the core puts into the ICRC (which covers the IPv4 ID and flags).
@@ -101,6 +102,13 @@ int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port)
 		u->sports[i] = p;
 		/* nothing is ever sent to these ports: keep their receive buffer tiny */
 		set_bufs(r, 4096, SRN_RT_SOCKBUF);
+		/* UDP checksum 0, as RoCEv2 NICs send it (the ICRC protects the
+		 * packet) and as the capture writes it */
+		if (setsockopt(r, SOL_SOCKET, SO_NO_CHECK, &one, sizeof one) < 0) {
+			r = -errno;
+			fprintf(stderr, "softrnic: UDP send socket: SO_NO_CHECK: %s\n", strerror(-r));
+			goto fail;
+		}
 	}
 	return 0;
 fail:

@@ -35,7 +35,7 @@ for f in lo own; do
 	for op in 5 6 7 8 10 11 12 13 14 15 16 17 18 19 20; do
 		check "$f.pcap: opcode $op present" grep -qw "$op" <<<"$ops"
 	done
-	check "$f.pcap: every ICRC correct (scapy)" python3 "$HERE/../tools/icrc_check.py" "$pc"
+	check "$f.pcap: every ICRC correct (scapy)" /usr/bin/python3 "$HERE/../tools/icrc_check.py" "$pc"
 done
 # W-02: the UDP source port varies with the flow (3 QPs each way)
 sp=$(tshark -r "$TMP/lo.pcap" -T fields -e udp.srcport 2>/dev/null | sort -u | wc -l)
