@@ -74,9 +74,10 @@ const char *srn_rt_stats_dir(void);
 /* Read one file. 0, or -errno (-EINVAL if not a valid stats file,
  * -ESRCH if its process is gone). */
 int srn_rt_stats_read(const char *path, struct srn_rt_stats_snap *snap);
-/* Scan the directory for live devices (optionally only `name`), fill up to
- * max snapshots (heap array allocated by the function, free() it) and return
- * their number, sorted by name then pid; -errno on error. */
+/* Scan the directory for live devices (all, or only those called `name`).
+ * *out gets a heap array of snapshots (free() it; NULL if none), sorted by
+ * name then pid. Returns their number, or -errno if the directory cannot be
+ * read. */
 int srn_rt_stats_scan(const char *name, struct srn_rt_stats_snap **out);
 /* true if process pid exists */
 bool srn_rt_pid_alive(int pid);
