@@ -225,19 +225,23 @@ SRN_EXPORT int ibv_query_gid(struct ibv_context *context, uint8_t port_num,
 	return 0;
 }
 
-/* rdma-core exports this to providers (IBVERBS_PRIVATE); kept internal here
- * until the private node is added. */
+/*
+ * rdma-core's provider-ABI helper (IBVERBS_PRIVATE_34), used by ibv_devinfo.
+ * Its type is rdma-core's enum ibv_gid_type_sysfs (driver.h, not installed):
+ * 0 = IB/RoCE v1, 1 = RoCE v2. Returns 0, or -1 with errno for no such GID.
+ */
+enum { SRN_GID_TYPE_SYSFS_IB_ROCE_V1 = 0, SRN_GID_TYPE_SYSFS_ROCE_V2 = 1 };
+SRN_EXPORT int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
+				  unsigned int index, int *type);
 int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum ibv_gid_type *type);
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num,
-		       unsigned int index, enum ibv_gid_type *type)
+		       unsigned int index, int *type)
 {
 	(void)context;
 	if (port_num != SRN_VERBS_PORT || index != 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	*type = IBV_GID_TYPE_ROCE_V2;
+	*type = SRN_GID_TYPE_SYSFS_ROCE_V2;
 	return 0;
 }
 
