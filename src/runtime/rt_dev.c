@@ -424,8 +424,8 @@ static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
 		goto fail;
 	}
 	rd->thread_started = true;
-	char tname[16];
-	snprintf(tname, sizeof tname, "srn-%s", rd->cfg.name);
+	char tname[16] = "srn-";           /* thread names are at most 15 chars */
+	memcpy(tname + 4, rd->cfg.name, strnlen(rd->cfg.name, sizeof tname - 5));
 	pthread_setname_np(rd->thread, tname);
 	return rd;
 fail:
