@@ -146,6 +146,8 @@ static uint64_t deliver(struct cp_pair *cp, int side)
 		tmp = l->q[l->head];
 		l->head = (l->head + 1) % CP_QCAP;
 		l->n--;
+		if (cp->mark_ce[side])
+			tmp.meta.ecn = 3;
 		srn_dev_recv(cp->dev[1 - side], tmp.data, tmp.len, &tmp.meta, cp->now);
 		cp->delivered[side]++;
 		n++;
@@ -213,7 +215,7 @@ int cp_run_n(struct cp_pair *cp, int max_jumps)
 	return jumps;
 }
 
-int cp_run(struct cp_pair *cp) { return cp_run_n(cp, 0); }
+int cp_run(struct cp_pair *cp) { return cp_run_n(cp, 100000); }
 
 void cp_qp_opts_default(struct cp_qp_opts *o)
 {

@@ -57,6 +57,7 @@ struct cp_pair {
 	void *tap_arg;
 	uint32_t pd[2];
 	uint64_t delivered[2];
+	bool mark_ce[2];          /* deliver direction's packets with ECN = CE */
 };
 
 /* allocation accounting (all pairs of the process) */
