@@ -44,9 +44,8 @@ enum rt_ctr {
 	RT_CTR_MAX
 };
 static const char *const rt_ctr_names[RT_CTR_MAX] = {
-#define RT_NAME(n) "rt_" #n,
-	RT_COUNTERS(RT_NAME)
-#undef RT_NAME
+	"rt_rx_batches", "rt_tx_batches", "rt_rx_trunc", "rt_rx_errors",
+	"rt_tx_errors", "rt_tx_no_socket", "rt_wakeups", "rt_kicks",
 };
 
 struct srn_rt_dev {

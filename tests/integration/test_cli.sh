@@ -42,7 +42,7 @@ check "stats --watch abc is a usage error" [ $? -eq 2 ]
 out=$(SOFTRNIC_DEVICES="" SOFTRNIC_CONFIG="" "$S" devices)
 check "devices: default softrnic0 127.0.0.1" grep -Eq "softrnic0 +127\.0\.0\.1 +0000:0000:0000:0000:0000:ffff:7f00:0001" <<<"$out"
 out=$(SOFTRNIC_DEVICES="cfga=127.0.98.7,cfgb=127.0.98.8" "$S" devices)
-check "devices: SOFTRNIC_DEVICES listed" bash -c 'grep -Eq "cfga +127\.0\.98\.7 +0000:0000:0000:0000:0000:ffff:7f62:0007" <<<"$1" && grep -q "cfgb " <<<"$1"' _ "$out"
+check "devices: SOFTRNIC_DEVICES listed" bash -c 'grep -Eq "cfga +127\.0\.98\.7 +0000:0000:0000:0000:0000:ffff:7f00:6207" <<<"$1" && grep -q "cfgb " <<<"$1"' _ "$out"
 printf '# test\ndevice filedev 127.0.98.9\n' >"$TMP/conf"
 out=$(SOFTRNIC_CONFIG="$TMP/conf" "$S" devices)
 check "devices: SOFTRNIC_CONFIG listed" grep -Eq "filedev +127\.0\.98\.9" <<<"$out"
@@ -83,7 +83,7 @@ shm="/dev/shm/softrnic.$DEV.$hpid"
 check "stats file $shm exists" [ -f "$shm" ]
 
 out=$("$S" devices)
-check "devices lists the running instance with its pid" grep -Eq "^  $DEV +$IP +0000:0000:0000:0000:0000:ffff:7f62:0001 +[0-9a-f:]+ +$hpid " <<<"$out"
+check "devices lists the running instance with its pid" grep -Eq "^  $DEV +$IP +0000:0000:0000:0000:0000:ffff:7f00:6201 +[0-9a-f:]+ +$hpid " <<<"$out"
 out=$("$S" stats --name "$DEV" --all); rc=$?
 check "stats --all exits 0" [ $rc -eq 0 ]
 check "stats shows the device header" grep -Eq "^$DEV  $IP  pid $hpid" <<<"$out"

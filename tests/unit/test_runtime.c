@@ -699,6 +699,15 @@ SRN_TEST(test_rt_rc_send_write_real_udp)
 		CHECK(strcmp(snaps[0].names[SRN_CTR_TX_PKTS], "tx_pkts") == 0);
 		CHECK_EQ(snaps[0].values[SRN_CTR_TX_PKTS], ctr(&A, SRN_CTR_TX_PKTS));
 		CHECK(snaps[0].n > SRN_CTR_MAX);      /* + the runtime's rt_* counters */
+		bool wk = false, rxb = false;
+		for (uint32_t i = SRN_CTR_MAX; i < snaps[0].n; i++) {
+			if (strcmp(snaps[0].names[i], "rt_wakeups") == 0)
+				wk = snaps[0].values[i] >= 1;
+			if (strcmp(snaps[0].names[i], "rt_rx_batches") == 0)
+				rxb = snaps[0].values[i] >= 1;
+		}
+		CHECK(wk);
+		CHECK(rxb);
 	}
 	free(snaps);
 
