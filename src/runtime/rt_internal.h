@@ -38,7 +38,7 @@ uint64_t srn_rt_realtime_ns(void);
 /* ---- udp.c ----------------------------------------------------------- */
 #define SRN_RT_NSEND     4      /* send sockets = UDP source ports (flow entropy) */
 #define SRN_RT_BATCH     64     /* datagrams per recvmmsg / sendmmsg */
-#define SRN_RT_SOCKBUF   (4 << 20)
+#define SRN_RT_SOCKBUF   (8 << 20)  /* >= the core's default 1024 packets in flight */
 #define SRN_RT_BUFSZ     (SRN_MAX_PKT + 64) /* > SRN_MAX_PKT so oversize shows as MSG_TRUNC */
 
 struct srn_rt_rxbatch {

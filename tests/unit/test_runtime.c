@@ -337,6 +337,114 @@ SRN_TEST(test_stats_shm_roundtrip)
 }
 
 /* ------------------------------------------------------------------------ */
+/* sockets: ECN/TTL both ways, destination address, source-port sockets      */
+
+/* W-03: the ECN bits of a received datagram reach meta.ecn; the ECN bits and
+ * TTL of meta go out in the IP header of the sent datagram; W-02: each send
+ * socket owns one source port. */
+SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
+{
+	struct srn_rt_udp u;
+	struct srn_rt_rxbatch *rx = calloc(1, sizeof *rx);
+	struct srn_rt_txbatch *tx = calloc(1, sizeof *tx);
+	REQUIRE(rx && tx);
+	REQUIRE(srn_rt_udp_open(&u, ip4("127.0.99.5"), 4791) == 0);
+	REQUIRE(srn_rt_rxbatch_init(rx) == 0 && srn_rt_txbatch_init(tx) == 0);
+	for (int i = 0; i < SRN_RT_NSEND; i++) {
+		CHECK(u.sports[i] != 0);
+		CHECK_EQ(srn_rt_udp_sock_of(&u, u.sports[i]), i);
+		for (int j = 0; j < i; j++)
+			CHECK(u.sports[i] != u.sports[j]);
+	}
+	CHECK_EQ(srn_rt_udp_sock_of(&u, 1), -1);
+
+	/* a plain peer socket on 127.0.99.6:4791 that reports TOS and TTL */
+	int peer = socket(AF_INET, SOCK_DGRAM, 0), one = 1;
+	struct sockaddr_in pa = { .sin_family = AF_INET, .sin_port = htons(4791),
+				  .sin_addr = ip4("127.0.99.6") };
+	REQUIRE(peer >= 0 && bind(peer, (struct sockaddr *)&pa, sizeof pa) == 0);
+	setsockopt(peer, IPPROTO_IP, IP_RECVTOS, &one, sizeof one);
+	setsockopt(peer, IPPROTO_IP, IP_RECVTTL, &one, sizeof one);
+
+	/* peer -> runtime with CE (3) and DSCP 10 */
+	int tos = (10 << 2) | 3;
+	setsockopt(peer, IPPROTO_IP, IP_TOS, &tos, sizeof tos);
+	struct sockaddr_in ua = { .sin_family = AF_INET, .sin_port = htons(4791),
+				  .sin_addr = ip4("127.0.99.5") };
+	CHECK_EQ(sendto(peer, "abcdefgh", 8, 0, (struct sockaddr *)&ua, sizeof ua), 8);
+	int n = 0;
+	for (int t = 0; t < 100 && n == 0; t++) {
+		n = srn_rt_udp_recv(&u, rx);
+		if (!n)
+			usleep(1000);
+	}
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		struct srn_pkt_meta m;
+		srn_rt_udp_rx_meta(&u, rx, 0, &m);
+		CHECK_EQ(rx->msg[0].msg_len, 8);
+		CHECK_EQ(m.ecn, 3);
+		CHECK_EQ(m.dscp, 10);
+		CHECK_EQ(m.ttl, 64);
+		CHECK_EQ(m.sport, 4791);
+		CHECK_EQ(m.dport, 4791);
+		CHECK(memcmp(m.src_gid + 12, &pa.sin_addr.s_addr, 4) == 0 && m.src_gid[11] == 0xff);
+		CHECK(memcmp(m.dst_gid + 12, &ua.sin_addr.s_addr, 4) == 0 && m.dst_gid[10] == 0xff);
+	}
+	CHECK_EQ(srn_rt_udp_recv(&u, rx), 0);          /* drained, non-blocking */
+
+	/* runtime -> peer: two packets from different sockets, ECT(0) TTL 33 and
+	 * CE-free not-ECT with the default TTL */
+	for (int k = 0; k < 2; k++) {
+		struct srn_pkt_meta *m = &tx->meta[k];
+		memset(m, 0, sizeof *m);
+		srn_rt_gid_from_ip(m->src_gid, u.ip);
+		srn_rt_gid_from_ip(m->dst_gid, pa.sin_addr);
+		m->sport = u.sports[k + 1];
+		m->dport = 4791;
+		m->ecn = k == 0 ? 2 : 0;
+		m->ttl = k == 0 ? 33 : 0;
+		memset(tx->data + (size_t)k * SRN_RT_BUFSZ, 'A' + k, 100);
+		tx->len[k] = 100;
+		tx->sock[k] = (uint8_t)(k + 1);
+	}
+	tx->n = 2;
+	uint64_t batches = 0;
+	CHECK_EQ(srn_rt_udp_flush(&u, tx, &batches), 0);
+	CHECK_EQ(tx->n, 0);
+	CHECK_EQ(batches, 2);                          /* one sendmmsg per socket */
+	for (int k = 0; k < 2; k++) {
+		uint8_t buf[256];
+		union { char b[256]; struct cmsghdr a; } ctl;
+		struct sockaddr_in from;
+		struct iovec iov = { buf, sizeof buf };
+		struct msghdr mh = { .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov,
+				     .msg_iovlen = 1, .msg_control = ctl.b, .msg_controllen = sizeof ctl.b };
+		ssize_t r = recvmsg(peer, &mh, 0);
+		CHECK_EQ(r, 100);
+		int rtos = -1, rttl = -1;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+			if (c->cmsg_type == IP_TOS)
+				rtos = *(uint8_t *)CMSG_DATA(c);
+			if (c->cmsg_type == IP_TTL)
+				memcpy(&rttl, CMSG_DATA(c), sizeof rttl);
+		}
+		int kk = buf[0] - 'A';
+		CHECK(kk == 0 || kk == 1);
+		CHECK_EQ(ntohs(from.sin_port), u.sports[kk + 1]);
+		CHECK(from.sin_addr.s_addr == u.ip.s_addr);
+		CHECK_EQ(rtos, kk == 0 ? 2 : 0);
+		CHECK_EQ(rttl, kk == 0 ? 33 : 64);
+	}
+	close(peer);
+	srn_rt_udp_close(&u);
+	srn_rt_rxbatch_free(rx);
+	srn_rt_txbatch_free(tx);
+	free(rx);
+	free(tx);
+}
+
+/* ------------------------------------------------------------------------ */
 /* runtime devices over real UDP sockets                                     */
 
 struct side {
