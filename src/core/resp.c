@@ -102,7 +102,7 @@ static void queue_nak(struct srn_qp *qp, uint8_t syn, uint32_t psn)
 	struct srn_rsp *e = rsp_push(qp, SRN_RSP_NAK);
 	if (!e) {
 		/* full: the NAK replaces the newest entry (the peer retries anyway) */
-		e = rsp_tail(qp);
+		e = &qp->resp.q[(qp->resp.q_head + qp->resp.q_cap - 1) % qp->resp.q_cap];
 		memset(e, 0, sizeof(*e));
 		e->type = SRN_RSP_NAK;
 	}
