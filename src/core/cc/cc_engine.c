@@ -191,8 +191,16 @@ int srn_cc_pop_rate_update(struct srn_cc_engine *eng, struct srn_cc_rate_update 
 	*upd = eng->rq[eng->rq_head];
 	eng->rq_head = (eng->rq_head + 1) % eng->cfg.rate_fifo_depth;
 	eng->rq_count--;
-	for (uint32_t i = 0; i < eng->cfg.n_procs; i++)
-		eng->proc[i].blocked = false;   /* room again: retry their completion */
+	/* room again: blocked completions retry, no earlier than the latest
+	 * time the engine has seen (the pop itself carries no time) */
+	for (uint32_t i = 0; i < eng->cfg.n_procs; i++) {
+		struct srn_cc_proc *p = &eng->proc[i];
+		if (p->blocked) {
+			p->blocked = false;
+			if (p->done_at < eng->now)
+				p->done_at = eng->now;
+		}
+	}
 	return 0;
 }
 
