@@ -72,7 +72,7 @@ static void load_devices(void)
 		snprintf(d->dev_path, sizeof(d->dev_path),
 			 "/sys/class/infiniband_verbs/uverbs%d", i);
 		snprintf(d->ibdev_path, sizeof(d->ibdev_path),
-			 "/sys/class/infiniband/%s", d->name);
+			 "/sys/class/infiniband/%.*s", (int)nl, cfg[i].name);
 	}
 	g_nvdevs = n < SRN_RT_MAX_DEVS ? n : SRN_RT_MAX_DEVS;
 }
