@@ -10,7 +10,7 @@
 #include "softrnic/cc_algo.h"
 
 /* DCQCN reaction point (Zhu et al., SIGCOMM'15), integer fixed point.
- * alpha is Q10: 1024 = 1.0. */
+ * Parameters in Q10 (1024 = 1.0); the context keeps alpha in Q20. */
 struct srn_cc_dcqcn_params {
 	uint32_t g_q10;               /* alpha gain g, in 1/1024 */
 	uint32_t initial_alpha_q10;   /* alpha set at the first CNP */
@@ -44,7 +44,7 @@ struct srn_cc_dcqcn_ctx {
 	uint64_t last_dec_ts;         /* last rate cut */
 	uint64_t byte_cnt;            /* bytes towards the next byte-counter stage */
 	uint32_t rc_kbps, rt_kbps;    /* current and target rate */
-	uint32_t alpha;               /* Q10 */
+	uint32_t alpha;               /* Q20: 1 << 20 = 1.0 */
 	uint16_t bc_stage, t_stage;   /* byte-counter and timer stages since the last cut */
 	uint8_t  active;              /* a CNP has been seen: timers run */
 	uint8_t  cnp_in_period;

@@ -57,6 +57,10 @@ const struct srn_cc_dcqcn_params srn_cc_dcqcn_params_paper = {
 };
 
 #define MAX_CATCHUP 64u   /* bound on replayed periods per run (hot path stays O(1)) */
+/* alpha is kept in Q20 (parameters are Q10): with ConnectX's g = 5/1024
+ * and 1 us periods a Q10 alpha would truncate to 0 before it can build up */
+#define ALPHA_SHIFT 20
+#define ALPHA_ONE   (1u << ALPHA_SHIFT)
 
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static uint32_t max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
@@ -81,7 +85,7 @@ static void cut(struct srn_cc_dcqcn_ctx *d, const struct srn_cc_dcqcn_params *p,
 {
 	if (p->clamp_target_always || d->bc_stage || d->t_stage)
 		d->rt_kbps = d->rc_kbps;
-	uint64_t red = (uint64_t)d->rc_kbps * d->alpha / 2048;            /* RC * alpha / 2 */
+	uint64_t red = ((uint64_t)d->rc_kbps * d->alpha) >> (ALPHA_SHIFT + 1);   /* RC * alpha / 2 */
 	uint64_t cap = (uint64_t)d->rc_kbps * p->max_dec_pct / 100;
 	if (red > cap)
 		red = cap;
@@ -94,10 +98,11 @@ static void cut(struct srn_cc_dcqcn_ctx *d, const struct srn_cc_dcqcn_params *p,
 	d->dec_pending = 0;
 }
 
+/* alpha = (1 - g) * alpha (+ g); alpha in Q20, g in Q10 */
 static uint32_t alpha_step(uint32_t alpha, uint32_t g, int raise)
 {
-	uint64_t a = ((uint64_t)alpha * (1024 - g) + (raise ? (uint64_t)g * 1024 : 0)) / 1024;
-	return a > 1024 ? 1024 : (uint32_t)a;
+	uint64_t a = ((uint64_t)alpha * (1024 - g) + (raise ? (uint64_t)g << ALPHA_SHIFT : 0)) / 1024;
+	return a > ALPHA_ONE ? ALPHA_ONE : (uint32_t)a;
 }
 
 static void run_timers(struct srn_cc_dcqcn_ctx *d, const struct srn_cc_dcqcn_params *p,
@@ -154,7 +159,7 @@ void srn_cc_dcqcn_event(struct softrnic_cc_ctx *ctx, const struct softrnic_cc_ev
 			return;
 		/* first CNP: start the DCQCN machinery */
 		d->active = 1;
-		d->alpha = p->initial_alpha_q10;
+		d->alpha = p->initial_alpha_q10 << (ALPHA_SHIFT - 10);
 		d->alpha_ts = now;
 		d->cnp_in_period = 0;
 		if (p->rate_on_first_cnp_kbps) {
