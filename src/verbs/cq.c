@@ -277,67 +277,6 @@ SRN_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 /* ------------------------------------------------------------------------ */
 /* polling                                                                    */
 
-/* Writes a RoCEv2 "GRH" for a UD receive: 20 zero bytes + the IPv4 header
- * (IPv4-mapped GIDs), or a real IPv6 GRH otherwise. */
-static void write_grh(uint8_t *g, const struct srn_cqe *c)
-{
-	uint32_t payload = c->byte_len >= SRN_VERBS_GRH_LEN ? c->byte_len - SRN_VERBS_GRH_LEN : 0;
-	/* BTH + DETH + [ImmDt] + payload + ICRC */
-	uint32_t l4 = 8 + 12 + 8 + ((c->wc_flags & IBV_WC_WITH_IMM) ? 4 : 0) + payload + 4;
-	static const uint8_t v4pfx[12] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff };
-
-	memset(g, 0, SRN_VERBS_GRH_LEN);
-	if (!memcmp(c->src_gid, v4pfx, 12) && !memcmp(c->dst_gid, v4pfx, 12)) {
-		uint8_t *ip = g + 20;
-		uint32_t tot = 20 + l4, sum = 0;
-
-		ip[0] = 0x45;
-		ip[2] = (uint8_t)(tot >> 8);
-		ip[3] = (uint8_t)tot;
-		ip[6] = 0x40;              /* DF */
-		ip[8] = 64;                /* TTL */
-		ip[9] = 17;                /* UDP */
-		memcpy(ip + 12, c->src_gid + 12, 4);
-		memcpy(ip + 16, c->dst_gid + 12, 4);
-		for (int i = 0; i < 20; i += 2)
-			sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
-		while (sum >> 16)
-			sum = (sum & 0xffff) + (sum >> 16);
-		sum = ~sum & 0xffff;
-		ip[10] = (uint8_t)(sum >> 8);
-		ip[11] = (uint8_t)sum;
-	} else {
-		uint32_t vtf = htobe32(6u << 28);
-
-		memcpy(g, &vtf, 4);
-		g[4] = (uint8_t)(l4 >> 8);
-		g[5] = (uint8_t)l4;
-		g[6] = 17;                 /* next header: UDP */
-		g[7] = 64;                 /* hop limit */
-		memcpy(g + 8, c->src_gid, 16);
-		memcpy(g + 24, c->dst_gid, 16);
-	}
-}
-
-void srn_verbs_cqe_fixup(struct srn_vdev *vdev, const struct srn_cqe *cqe)
-{
-	struct srn_vqp *vqp;
-	struct srn_rtrack_ent e;
-	bool got;
-
-	if (cqe->opcode < IBV_WC_RECV)
-		return;
-	vqp = srn_verbs_qp_lookup(vdev, cqe->qp_num);
-	if (!vqp || vqp->qp.qp_type != IBV_QPT_UD)
-		return;
-	if (vqp->srq)
-		got = srn_rtrack_take(&vqp->srq->rtrack, cqe->wr_id, false, &e);
-	else
-		got = srn_rtrack_take(&vqp->rtrack, cqe->wr_id, true, &e);
-	if (got && cqe->status == IBV_WC_SUCCESS && e.len >= SRN_VERBS_GRH_LEN)
-		write_grh((uint8_t *)(uintptr_t)e.addr, cqe);
-}
-
 static void cqe_to_wc(const struct srn_cqe *c, struct ibv_wc *wc, enum ibv_qp_type qpt)
 {
 	wc->wr_id = c->wr_id;
@@ -360,14 +299,11 @@ static void cqe_to_wc(const struct srn_cqe *c, struct ibv_wc *wc, enum ibv_qp_ty
 		wc->wc_flags |= IBV_WC_GRH;
 }
 
-/* polls up to n CQEs into out[] with fixups done; device lock held */
+/* polls up to n CQEs into out[]; device lock held. The core has already
+ * written the GRH area of UD receives into the receive buffers. */
 int srn_verbs_cq_poll_locked(struct srn_vcq *vcq, struct srn_cqe *out, int n)
 {
-	int got = srn_cq_poll(vcq->core, out, n);
-
-	for (int i = 0; i < got; i++)
-		srn_verbs_cqe_fixup(vcq->ctx->vdev, &out[i]);
-	return got;
+	return srn_cq_poll(vcq->core, out, n);
 }
 
 static enum ibv_qp_type cqe_qp_type(struct srn_vdev *vdev, const struct srn_cqe *c)

@@ -129,10 +129,6 @@ int srn_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 			err = srn_verbs_errno(rc);
 			break;
 		}
-		if (qp->qp_type == IBV_QPT_UD)
-			srn_rtrack_push(&q->rtrack, wr->wr_id,
-					wr->num_sge ? wr->sg_list[0].addr : 0,
-					wr->num_sge ? wr->sg_list[0].length : 0);
 	}
 	srn_rt_unlock(rd);
 	if (err)
@@ -163,9 +159,6 @@ int srn_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct 
 			err = srn_verbs_errno(rc);
 			break;
 		}
-		srn_rtrack_push(&s->rtrack, wr->wr_id,
-				wr->num_sge ? wr->sg_list[0].addr : 0,
-				wr->num_sge ? wr->sg_list[0].length : 0);
 	}
 	srn_rt_unlock(rd);
 	if (err)

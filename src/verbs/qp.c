@@ -88,7 +88,6 @@ static void ah_to_ibv(const struct srn_ah_attr *a, struct ibv_ah_attr *o)
 
 static void free_vqp(struct srn_vqp *q)
 {
-	srn_rtrack_free(&q->rtrack);
 	free(q->wrb);
 	free(q->wrb_sge);
 	free(q->wrb_inl);
@@ -193,9 +192,7 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 	q->cap_inline = qa.max_inline_data;
 
 	rc = 0;
-	if (a->qp_type == IBV_QPT_UD && !q->srq)
-		rc = srn_rtrack_init(&q->rtrack, q->cap_recv_wr);
-	if (!rc && (a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		size_t n = q->cap_send_wr ? q->cap_send_wr : 1;
 		q->wrb = calloc(n, sizeof(*q->wrb));
 		q->wrb_sge = calloc(n * (q->cap_send_sge ? q->cap_send_sge : 1), sizeof(*q->wrb_sge));
@@ -318,8 +315,6 @@ SRN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int at
 		return EINVAL;
 	}
 	rc = srn_qp_modify(q->core, &s, mask, srn_rt_now());
-	if (!rc && next == IBV_QPS_RESET)
-		srn_rtrack_reset(&q->rtrack);   /* the core emptied the RQ */
 	if (!rc)
 		qp->state = (enum ibv_qp_state)srn_qp_state(q->core);
 	srn_rt_unlock(sctx->rd);

@@ -126,13 +126,6 @@ struct srn_vcq {
 	struct srn_vcq *next;             /* in ctx->cqs */
 };
 
-/* Posted UD receive buffers, to write the GRH on completion. */
-struct srn_rtrack_ent { uint64_t wr_id; uint64_t addr; uint32_t len; bool used; };
-struct srn_rtrack {
-	struct srn_rtrack_ent *ent;
-	uint32_t cap, head, count;
-};
-
 struct srn_vsrq {
 	struct ibv_srq srq;
 	struct srn_context *ctx;
@@ -141,7 +134,6 @@ struct srn_vsrq {
 	uint64_t id;
 	uint32_t events_reported;
 	uint32_t max_sge;
-	struct srn_rtrack rtrack;         /* searched by wr_id (out of order) */
 	struct srn_vsrq *next;
 };
 
@@ -168,7 +160,6 @@ struct srn_vqp {
 	bool has_qp_ex;
 	uint64_t send_ops_flags;
 	uint32_t cap_send_wr, cap_recv_wr, cap_send_sge, cap_recv_sge, cap_inline;
-	struct srn_rtrack rtrack;         /* UD with own RQ: in order */
 	/* qp_ex builder: preallocated at creation, post_send never allocates */
 	struct srn_wrbuf *wrb;            /* cap_send_wr entries */
 	struct srn_sge *wrb_sge;          /* cap_send_wr * cap_send_sge */
@@ -231,7 +222,6 @@ int  srn_verbs_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_cq_ex *srn_verbs_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr);
 void srn_verbs_cq_event_hook(struct srn_cq *cq, void *arg);
 /* writes the GRH area of a completed UD receive (under the runtime lock) */
-void srn_verbs_cqe_fixup(struct srn_vdev *vdev, const struct srn_cqe *cqe);
 
 /* polls up to n CQEs (UD receive GRHs written); device lock held */
 int  srn_verbs_cq_poll_locked(struct srn_vcq *vcq, struct srn_cqe *out, int n);
@@ -258,13 +248,5 @@ struct srn_vsrq *srn_verbs_srq_of_core(struct srn_srq *s);
 
 /* async.c */
 void srn_verbs_async_hook(const struct srn_async_event *ev, void *arg);
-
-/* rtrack.c */
-int  srn_rtrack_init(struct srn_rtrack *t, uint32_t cap);
-void srn_rtrack_free(struct srn_rtrack *t);
-void srn_rtrack_reset(struct srn_rtrack *t);
-bool srn_rtrack_push(struct srn_rtrack *t, uint64_t wr_id, uint64_t addr, uint32_t len);
-/* in_order: take the head; else the oldest entry with this wr_id */
-bool srn_rtrack_take(struct srn_rtrack *t, uint64_t wr_id, bool in_order, struct srn_rtrack_ent *out);
 
 #endif /* SRN_VERBS_H */

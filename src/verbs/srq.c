@@ -43,8 +43,6 @@ SRN_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init
 	if (!rc)
 		srn_srq_query(s->core, &max_wr, &max_sge, &limit);
 	srn_rt_unlock(sctx->rd);
-	if (!rc)
-		rc = srn_rtrack_init(&s->rtrack, max_wr) ? SRN_ENOMEM : 0;
 	if (rc) {
 		if (s->core) {
 			srn_rt_lock(sctx->rd);
@@ -136,7 +134,6 @@ SRN_EXPORT int ibv_destroy_srq(struct ibv_srq *srq)
 	pthread_mutex_unlock(&srq->mutex);
 
 	__atomic_sub_fetch(&s->pd->users, 1, __ATOMIC_ACQ_REL);
-	srn_rtrack_free(&s->rtrack);
 	pthread_mutex_destroy(&srq->mutex);
 	pthread_cond_destroy(&srq->cond);
 	free(s);

@@ -6,7 +6,7 @@
 pingpong() {
 	local prog=$1 iters=$2 size=$3; shift 3
 	local p; p=$(port)
-	local tag="$prog-s$size${*:+-}$(echo "$*" | tr -d ' -')"
+	local tag="$prog-s$size$(printf '%s' "$*" | tr -d ' ')"
 	if run_pair "$tag" 300 \
 		"$prog" -d softrnic0 -g 0 -p "$p" -n "$iters" -s "$size" "$@" -- \
 		"$prog" -d softrnic1 -g 0 -p "$p" -n "$iters" -s "$size" "$@" 127.0.0.1; then
