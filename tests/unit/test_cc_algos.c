@@ -61,6 +61,7 @@ static int last_rate(struct srn_cc_engine *e, uint32_t *rate)
 	return n;
 }
 
+/* CC-14 */
 SRN_TEST(test_cc_14_user_algorithm_fixed_api)
 {
 	struct srn_cc_cfg c;
@@ -154,16 +155,19 @@ static void dcqcn_cut_and_recover(const struct softrnic_cc_algo *algo, uint32_t 
 	srn_cc_engine_del(e);
 }
 
+/* CC-15 */
 SRN_TEST(test_cc_15_dcqcn_connectx_cut_on_cnp_then_recovery)
 {
 	dcqcn_cut_and_recover(&srn_cc_algo_dcqcn, 80 * G);
 }
 
+/* CC-15 */
 SRN_TEST(test_cc_15_dcqcn_paper_cut_on_cnp_then_recovery)
 {
 	dcqcn_cut_and_recover(&srn_cc_algo_dcqcn_paper, 98 * G);
 }
 
+/* CC-15 */
 SRN_TEST(test_cc_15_dcqcn_stages_fast_recovery_then_additive)
 {
 	/* paper set, driven directly: after a cut, 5 timer periods of fast
@@ -215,6 +219,7 @@ static void timely_sample(struct softrnic_cc_ctx *ctx, struct softrnic_cc_result
 	CHECK_EQ(res->rtt_request, 1);              /* next probe */
 }
 
+/* CC-15 */
 SRN_TEST(test_cc_15_timely_gradient_thresholds_hai)
 {
 	const struct srn_cc_timely_params *p = &srn_cc_timely_params_paper;

@@ -55,6 +55,7 @@ static struct srn_cc_ev ev_of(unsigned type, uint32_t flow, uint32_t sn, srn_ts 
 
 static uint64_t C(struct srn_cc_engine *e, enum srn_cc_ctr c) { return srn_cc_counters(e)[c]; }
 
+/* CC-03 */
 SRN_TEST(test_cc_03_wred_curve)
 {
 	struct srn_cc_wred w = { 100, 200 };
@@ -116,6 +117,7 @@ static uint64_t fill_tx_fifo(uint64_t seed, uint64_t *drops_tx, uint64_t *drops_
 	return depth;
 }
 
+/* CC-03 */
 SRN_TEST(test_cc_03_fifo_wred_per_type_never_overflows)
 {
 	uint64_t dtx, drtt, dtx2, drtt2;
@@ -138,6 +140,7 @@ SRN_TEST(test_cc_03_fifo_wred_per_type_never_overflows)
 	CHECK_EQ(srn_cc_engine_new(&e, &c, &mem), SRN_EINVAL);
 }
 
+/* CC-03 */
 SRN_TEST(test_cc_03_fw_event_no_fifo)
 {
 	struct srn_cc_cfg c = base_cfg();
@@ -158,6 +161,7 @@ SRN_TEST(test_cc_03_fw_event_no_fifo)
 	srn_cc_engine_del(e);
 }
 
+/* CC-04 */
 SRN_TEST(test_cc_04_round_robin_selector)
 {
 	struct srn_cc_cfg c = base_cfg();
@@ -186,6 +190,7 @@ SRN_TEST(test_cc_04_round_robin_selector)
 	srn_cc_engine_del(e);
 }
 
+/* CC-04 */
 SRN_TEST(test_cc_04_type_to_class_table)
 {
 	struct srn_cc_cfg c = base_cfg();
@@ -222,6 +227,7 @@ SRN_TEST(test_cc_04_type_to_class_table)
 	srn_cc_engine_del(e);
 }
 
+/* CC-05 */
 SRN_TEST(test_cc_05_cam_hit_miss_random_idle_choice)
 {
 	struct srn_cc_cfg c = base_cfg();
@@ -286,6 +292,7 @@ SRN_TEST(test_cc_05_cam_hit_miss_random_idle_choice)
 	srn_cc_engine_del(e);
 }
 
+/* CC-08 */
 SRN_TEST(test_cc_08_arbiter_round_robin_fairness_and_hash)
 {
 	struct srn_cc_cfg c = base_cfg();
@@ -377,6 +384,7 @@ static void run_flow(struct srn_cc_engine *e, uint32_t flow, srn_ts *t)
 		;
 }
 
+/* CC-09 */
 SRN_TEST(test_cc_09_context_cache_eviction_and_reload)
 {
 	struct srn_cc_cfg c = base_cfg();
@@ -426,6 +434,7 @@ SRN_TEST(test_cc_09_context_cache_eviction_and_reload)
 	R.n = 0;
 }
 
+/* CC-10 */
 SRN_TEST(test_cc_10_rate_update_fifo_backpressure)
 {
 	struct srn_cc_cfg c = base_cfg();
@@ -466,6 +475,7 @@ SRN_TEST(test_cc_10_rate_update_fifo_backpressure)
 	R.n = 0;
 }
 
+/* CC-11 */
 SRN_TEST(test_cc_11_new_flow_default_rate_and_rtt_request)
 {
 	struct srn_cc_cfg c;
@@ -494,6 +504,7 @@ SRN_TEST(test_cc_11_new_flow_default_rate_and_rtt_request)
 	srn_cc_engine_del(e);
 }
 
+/* CC-01 */
 SRN_TEST(test_cc_01_alloc_failure_clean)
 {
 	struct srn_cc_cfg c = base_cfg();

@@ -64,6 +64,7 @@ static void post(struct srn_cc_engine *e, unsigned type, uint32_t sn, uint32_t b
 static enum srn_cc_slice_state st(struct srn_cc_engine *e) { return srn_cc_slice_state(e, 0); }
 static uint64_t tr(struct srn_cc_engine *e, int f, int t) { return srn_cc_transitions(e, 0, f, t); }
 
+/* CC-06 */
 SRN_TEST(test_cc_06_fsm_table_every_edge)
 {
 	enum { I = SRN_CC_SLICE_IDLE, A = SRN_CC_SLICE_ARB, B = SRN_CC_SLICE_BUSY,
@@ -86,6 +87,7 @@ SRN_TEST(test_cc_06_fsm_table_every_edge)
 	CHECK_EQ(srn_cc_slice_next(NS, SRN_CC_IN_EVENT), NS);
 }
 
+/* CC-06 */
 SRN_TEST(test_cc_06_fsm_engine_normal_and_more_work_a)
 {
 	struct srn_cc_engine *e = mk(true);
@@ -120,6 +122,7 @@ SRN_TEST(test_cc_06_fsm_engine_normal_and_more_work_a)
 	calls = 0;
 }
 
+/* CC-06 */
 SRN_TEST(test_cc_06_fsm_firmware_override_release)
 {
 	struct srn_cc_engine *e = mk(true);
@@ -181,6 +184,7 @@ SRN_TEST(test_cc_06_fsm_firmware_override_release)
 	calls = 0;
 }
 
+/* CC-07 */
 SRN_TEST(test_cc_07_coalesced_fields)
 {
 	struct srn_cc_engine *e = mk(true);

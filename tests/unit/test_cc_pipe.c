@@ -25,6 +25,7 @@ static uint64_t paced_bytes(uint32_t rate_kbps, uint32_t pkt, uint32_t burst)
 	return bytes;
 }
 
+/* CC-10 */
 SRN_TEST(test_cc_10_pacer_accuracy_one_second)
 {
 	static const struct { uint32_t kbps, pkt; } cases[] = {
@@ -42,6 +43,7 @@ SRN_TEST(test_cc_10_pacer_accuracy_one_second)
 	}
 }
 
+/* CC-10 */
 SRN_TEST(test_cc_10_pacer_rate_change_and_zero)
 {
 	struct srn_cc_pacer p;
@@ -66,6 +68,7 @@ SRN_TEST(test_cc_10_pacer_rate_change_and_zero)
 	CHECK_EQ(srn_cc_pacer_next_send_time(&p, 1, 50 * SEC), 50 * SEC + 1000);
 }
 
+/* CC-12 */
 SRN_TEST(test_cc_12_probe_timestamps_arithmetic)
 {
 	uint8_t req[64], resp[64];
@@ -117,6 +120,7 @@ SRN_TEST(test_cc_12_probe_timestamps_arithmetic)
 	CHECK_EQ(srn_cc_probe_parse(resp, m, &pr), SRN_EINVAL);
 }
 
+/* CC-13 */
 SRN_TEST(test_cc_13_cnp_at_most_once_per_interval)
 {
 	const srn_ts us = 1000, interval = 50 * us;
