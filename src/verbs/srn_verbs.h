@@ -246,6 +246,10 @@ int  srn_verbs_qp_attr_check(struct srn_context *sctx, const struct ibv_qp_attr 
 int  srn_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 struct srn_vsrq *srn_verbs_srq_of_core(struct srn_srq *s);
 
+/* provider.c: providers registered through verbs_register_driver_34 */
+int  srn_verbs_provider_count(void);
+const char *srn_verbs_provider_name(int i);
+
 /* async.c */
 void srn_verbs_async_hook(const struct srn_async_event *ev, void *arg);
 
