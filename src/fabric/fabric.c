@@ -208,6 +208,9 @@ int srn_fabric_input(struct srn_fabric *fab, uint32_t in_port, const uint8_t *pk
 {
 	if (in_port >= fab->nports)
 		return SRN_EINVAL;
+	if (now < fab->now)
+		now = fab->now; /* time never goes backwards */
+	fab->now = now;
 	struct srn_fabric_link *l = &fab->ports[in_port].link[SRN_FABRIC_IN];
 	enum srn_fabric_ctr why;
 	if (len > fab->cfg.slot_size)
@@ -266,6 +269,8 @@ static void transfer(struct srn_fabric *fab, uint32_t s, srn_ts t)
 int srn_fabric_poll(struct srn_fabric *fab, srn_ts now, uint32_t *out_port,
 		    uint8_t *buf, size_t cap)
 {
+	if (now > fab->now)
+		fab->now = now;
 	while (fab->heap.n) {
 		uint32_t s = srn_fabric_heap_top(&fab->heap);
 		struct srn_fabric_slot *sl = &fab->slots[s];

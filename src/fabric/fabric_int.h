@@ -90,6 +90,7 @@ struct srn_fabric {
 	uint32_t nfree;
 	struct srn_fabric_heap heap;
 	uint64_t seq;
+	srn_ts   now;        /* latest time given to input or poll */
 };
 
 /* link.c */

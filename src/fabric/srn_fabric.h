@@ -183,7 +183,8 @@ uint32_t srn_fabric_port_ipv4(const struct srn_fabric *fab, uint32_t port);
 const struct srn_fabric_port_cfg *srn_fabric_port_cfg(const struct srn_fabric *fab, uint32_t port);
 
 /* A packet (whole IPv4 packet) from the device at in_port at time now.
- * Copied; the caller keeps pkt. Returns 0 if the packet is in the switch,
+ * Copied; the caller keeps pkt. A now earlier than the latest time given to
+ * srn_fabric_input or srn_fabric_poll is taken as that time. Returns 0 if the packet is in the switch,
  * SRN_EDROP if it was dropped at once (counted on in_port's IN link),
  * SRN_EINVAL for a bad port index. */
 int  srn_fabric_input(struct srn_fabric *fab, uint32_t in_port, const uint8_t *pkt,
