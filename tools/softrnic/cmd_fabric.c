@@ -1,0 +1,723 @@
+/*
+ * cmd_fabric.c - `softrnic fabric`: the fabric emulator daemon.
+ *
+ * A user-space switch on one UDP socket. Devices attach by sending it
+ * datagrams that each carry one whole IPv4 packet (IPv4 + UDP + RoCEv2);
+ * the switch model of src/fabric (sans-I/O) decides what happens to each
+ * packet and when, and the daemon sends the packets that come out as
+ * datagrams to the device attached at the destination port. The attachment
+ * protocol is specified in docs/fabric.md ("Attachment protocol").
+ *
+ * Loop: ppoll(socket, timeout = next model departure or stats time)
+ *       -> recvmmsg batches -> srn_fabric_input(now)
+ *       -> srn_fabric_poll(now) until empty -> sendmmsg batches.
+ * Time is CLOCK_MONOTONIC; the model's epoch (time 0 of down windows) is
+ * the daemon's start.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric/srn_fabric.h"
+
+int srn_cmd_fabric(int argc, char **argv);
+
+#define FAB_BATCH 64
+#define FAB_HELLO_PROTO 253  /* IPv4 protocol of HELLO (RFC 3692 experimental) */
+
+static const char *const help_fabric =
+"NAME\n"
+"    softrnic fabric - a user-space switch that impairs RoCEv2 traffic\n"
+"\n"
+"SYNOPSIS\n"
+"    softrnic fabric [--listen ADDR:PORT] [--config FILE] [--seed N]\n"
+"                    [--stats SECS] [--pcap FILE] [--pcap-drops] [STATEMENT...]\n"
+"\n"
+"DESCRIPTION\n"
+"    Runs an emulated switch. softrnic devices attach to it instead of\n"
+"    sending to each other: a device sends every packet - a whole IPv4\n"
+"    packet with its UDP and RoCEv2 headers - as one UDP datagram to the\n"
+"    switch, and receives the packets addressed to it the same way. The\n"
+"    switch forwards each packet to the port whose IPv4 address is the\n"
+"    packet's destination, and on the way drops, delays, reorders,\n"
+"    duplicates, corrupts and ECN-marks packets as configured. The first\n"
+"    datagram from a device attaches it to the port of the packet's IPv4\n"
+"    source address (docs/fabric.md specifies the protocol).\n"
+"\n"
+"    Every port has two directions, each with its own knobs and its own\n"
+"    random generator: \"in\" (device to switch) and \"out\" (switch to\n"
+"    device, the switch's output queue). A packet from A to B crosses A's\n"
+"    in link, then B's out link. All random choices come from the seed, so\n"
+"    the same seed, configuration and input timing give the same result.\n"
+"    A port can be configured before its device attaches; an address that\n"
+"    is not configured gets the default knobs when its device attaches.\n"
+"\n"
+"OPTIONS\n"
+"    --listen ADDR:PORT  UDP address of the switch (default 127.0.0.1:4790)\n"
+"    --config FILE       read statements from FILE (one per line, # comments)\n"
+"    --seed N            seed of the run (default 1; overrides \"seed\")\n"
+"    --stats SECS        print the counters every SECS seconds (0: only at\n"
+"                        exit and on SIGUSR1; default 0)\n"
+"    --pcap FILE         write every packet entering and leaving the switch\n"
+"                        to FILE (pcap, LINKTYPE_RAW: IPv4 packets, ns time\n"
+"                        stamps); each forwarded packet appears twice, as\n"
+"                        received and as sent (after marking/corruption)\n"
+"    --pcap-drops        also write every dropped packet\n"
+"    -h, --help          show this help\n"
+"\n"
+"STATEMENTS\n"
+"    The configuration language is the same in a file and on the command\n"
+"    line; on the command line a new statement starts at each of the words\n"
+"    seed, switch, default and port. Command-line statements come after the\n"
+"    file's.\n"
+"\n"
+"    seed N              seed of the run (decimal or 0x hex); also seed=N\n"
+"    switch ports=N slots=N slotsize=BYTES\n"
+"                        port table size (64), packets inside the switch at\n"
+"                        once (4096), largest packet (9216)\n"
+"    default KNOB=VALUE...  knobs of every port\n"
+"    port A.B.C.D KNOB=VALUE...  knobs of the port with that address; a\n"
+"                        port takes each knob it sets, the rest from default\n"
+"\n"
+"    A knob sets the port's out link; prefix it with in. / out. / both. to\n"
+"    choose (in.loss=0.01); down without a prefix sets both.\n"
+"\n"
+"KNOBS\n"
+"    rate=RATE       line rate in bit/s, k m g t = 1000^n (10g, 2.5g, 100m);\n"
+"                    a packet takes len*8/rate to serialise; 0 = infinite\n"
+"    buffer=BYTES    output queue size, k m g = 1024^n (256k); a packet that\n"
+"                    does not fit is dropped (drop-tail); needs rate; 0 =\n"
+"                    unlimited\n"
+"    kmin=BYTES kmax=BYTES pmax=P\n"
+"                    ECN marking of ECT packets by the queue depth q an\n"
+"                    arriving packet finds: probability 0 for q < kmin,\n"
+"                    pmax*(q-kmin)/(kmax-kmin) up to kmax, 1 above kmax (as\n"
+"                    RED/DCQCN switches do); a marked packet gets CE (11)\n"
+"                    and a new IPv4 header checksum (the ICRC masks the TOS\n"
+"                    byte, so it stays valid); needs rate and kmax\n"
+"    loss=P          independent random loss (0.01 or 1%)\n"
+"    ge=PGB,PBG[,LG,LB]\n"
+"                    Gilbert-Elliott bursty loss: per packet the chain moves\n"
+"                    good->bad with PGB, bad->good with PBG, then the packet\n"
+"                    is lost with LG (good) or LB (bad); default LG 0, LB 1;\n"
+"                    mean burst length 1/PBG, loss rate PGB/(PGB+PBG)*LB\n"
+"    dup=P           a packet is sent twice\n"
+"    corrupt=P       flip 1 to 3 random bits of the UDP payload (never the\n"
+"                    BTH byte the ICRC masks): the receiver's ICRC check\n"
+"                    must catch every corrupted packet\n"
+"    delay=TIME      fixed one-way delay; ns us ms s (10us, 1.5ms)\n"
+"    jitter=TIME     extra delay uniform in [0, TIME]; packets closer than\n"
+"                    TIME can swap places\n"
+"    reorder=P,TIME  a fraction P of packets is held back TIME longer\n"
+"    paths=K:D1,...,DK\n"
+"                    spraying: each packet takes one of K paths at random,\n"
+"                    path i adding Di (paths=4:0us,20us,40us,80us)\n"
+"    down=START+LEN[/PERIOD]\n"
+"                    the link is down from START (after the daemon starts)\n"
+"                    for LEN, again every PERIOD if given; packets entering\n"
+"                    or leaving a link while it is down are dropped\n"
+"\n"
+"    Order in a link: down, loss, ge, dup; then for each copy: drop-tail,\n"
+"    ECN, corrupt, serialisation, delay + jitter + path + reorder.\n"
+"\n"
+"COUNTERS\n"
+"    Printed per port and direction (only the non-zero ones): pkts_in,\n"
+"    bytes_in, pkts_out, bytes_out, drop_down, drop_loss, drop_burst,\n"
+"    drop_tail, drop_noslot, drop_malformed, drop_oversize, drop_noroute,\n"
+"    ecn_marks, ecn_ce_in, dups, corrupts, reorders, ge_bursts,\n"
+"    queue_peak_bytes; and the daemon's own (datagrams, attachments,\n"
+"    packets to unattached ports, send errors).\n"
+"\n"
+"SIGNALS\n"
+"    SIGINT, SIGTERM  print the counters and exit 0\n"
+"    SIGUSR1          print the counters\n"
+"\n"
+"EXAMPLES\n"
+"    # 1% loss towards every device\n"
+"    softrnic fabric default loss=0.01\n"
+"\n"
+"    # a 10G switch with DCQCN-style marking in front of 127.0.0.2\n"
+"    softrnic fabric --seed 7 port 127.0.0.2 rate=10g buffer=256k \\\n"
+"        kmin=20k kmax=200k pmax=0.2\n"
+"\n"
+"    # everything at once, from a file, with a capture\n"
+"    cat > fab.conf <<EOF\n"
+"    seed 42\n"
+"    default delay=10us jitter=5us\n"
+"    port 127.0.0.1 rate=10g buffer=256k kmin=20k kmax=200k pmax=0.2 \\\n"
+"    # (one line in the file)\n"
+"    port 127.0.0.2 loss=0.01 ge=0.01,0.3,0,0.5 dup=0.01 corrupt=0.005\n"
+"    port 127.0.0.2 reorder=0.02,50us paths=4:0us,20us,40us,80us down=2s+500ms\n"
+"    EOF\n"
+"    softrnic fabric --config fab.conf --stats 1 --pcap fab.pcap\n"
+"\n"
+"    # a link that flaps: down 100ms of every 2s, from 1s on, both ways\n"
+"    softrnic fabric port 127.0.0.2 down=1s+100ms/2s\n"
+"\n"
+"EXIT STATUS\n"
+"    0 after SIGINT/SIGTERM, 1 on a runtime error, 2 on a usage or\n"
+"    configuration error.\n";
+
+struct fab_peer {
+	bool attached;
+	struct sockaddr_in addr;
+};
+
+struct fab_daemon {
+	int fd;
+	struct srn_fabric *fab;
+	struct srn_fabric_conf *conf;
+	struct srn_fabric_cfg cfg;
+	uint32_t max_ports;
+	struct fab_peer *peers;
+	/* receive and send batches */
+	uint8_t *rxbuf, *txbuf;
+	struct mmsghdr rxm[FAB_BATCH], txm[FAB_BATCH];
+	struct iovec rxiov[FAB_BATCH], txiov[FAB_BATCH];
+	struct sockaddr_in rxaddr[FAB_BATCH], txaddr[FAB_BATCH];
+	unsigned ntx;
+	/* capture */
+	pcap_t *pcap;
+	pcap_dumper_t *dump;
+	int64_t realtime_off;   /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
+	uint64_t start;
+	/* daemon counters */
+	uint64_t rx_dgrams, tx_dgrams, hellos, attaches, reattaches, foreign_src,
+		 bad_dgrams, unattached, port_table_full, send_errors;
+};
+
+static volatile sig_atomic_t sig_stop, sig_stats;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		sig_stats = 1;
+	else
+		sig_stop = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void fmt_sa(char *out, size_t cap, const struct sockaddr_in *sa)
+{
+	char a[INET_ADDRSTRLEN];
+	inet_ntop(AF_INET, &sa->sin_addr, a, sizeof(a));
+	snprintf(out, cap, "%s:%u", a, ntohs(sa->sin_port));
+}
+
+/* ---- configuration ------------------------------------------------------ */
+static bool is_stmt_word(const char *a)
+{
+	return !strcmp(a, "seed") || !strcmp(a, "switch") || !strcmp(a, "default") ||
+	       !strcmp(a, "port") || !strncmp(a, "seed=", 5);
+}
+
+static int load_file(struct srn_fabric_conf *conf, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "softrnic fabric: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	unsigned lineno = 0;
+	int rc = 0;
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		char err[400];
+		lineno++;
+		if (srn_fabric_conf_parse_line(conf, line, (size_t)n, err, sizeof(err)) < 0) {
+			fprintf(stderr, "softrnic fabric: %s: line %u: %s\n", path, lineno, err);
+			rc = -1;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* statements from argv[first..argc): a new one at each statement word */
+static int load_args(struct srn_fabric_conf *conf, int argc, char **argv, int first)
+{
+	int i = first;
+	while (i < argc) {
+		if (!is_stmt_word(argv[i])) {
+			fprintf(stderr, "softrnic fabric: command line: '%s': expected seed, switch, "
+				"default or port (try: softrnic fabric --help)\n", argv[i]);
+			return -1;
+		}
+		char stmt[4096];
+		size_t len = 0;
+		int j = i;
+		do {
+			int k = snprintf(stmt + len, sizeof(stmt) - len, "%s%s", j > i ? " " : "", argv[j]);
+			if (k < 0 || (size_t)k >= sizeof(stmt) - len) {
+				fprintf(stderr, "softrnic fabric: command line: statement too long\n");
+				return -1;
+			}
+			len += (size_t)k;
+			j++;
+		} while (j < argc && !is_stmt_word(argv[j]));
+		char err[400];
+		if (srn_fabric_conf_parse_line(conf, stmt, len, err, sizeof(err)) < 0) {
+			fprintf(stderr, "softrnic fabric: command line: \"%s\": %s\n", stmt, err);
+			return -1;
+		}
+		i = j;
+	}
+	return 0;
+}
+
+static int parse_listen(const char *s, struct sockaddr_in *sa)
+{
+	char host[64];
+	const char *colon = strrchr(s, ':');
+	if (!colon || (size_t)(colon - s) >= sizeof(host))
+		return -1;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = 0;
+	char *end;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (*end || colon[1] == 0 || port == 0 || port > 65535)
+		return -1;
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &sa->sin_addr) == 1 ? 0 : -1;
+}
+
+/* ---- capture ------------------------------------------------------------ */
+static void tap_pcap(void *user, const struct srn_fabric_tap_info *ti, const uint8_t *pkt, size_t len)
+{
+	struct fab_daemon *d = user;
+	uint64_t t = (uint64_t)((int64_t)ti->ts + d->realtime_off);
+	struct pcap_pkthdr h;
+	h.ts.tv_sec = (time_t)(t / 1000000000ull);
+	h.ts.tv_usec = (suseconds_t)(t % 1000000000ull); /* ns: nanosecond pcap */
+	h.caplen = h.len = (bpf_u_int32)len;
+	pcap_dump((u_char *)d->dump, &h, pkt);
+}
+
+/* ---- stats -------------------------------------------------------------- */
+static void print_stats(struct fab_daemon *d, uint64_t now)
+{
+	printf("fabric counters at %.3f s\n", (double)(now - d->start) / 1e9);
+	printf("  daemon: rx_dgrams=%llu tx_dgrams=%llu hellos=%llu attaches=%llu reattaches=%llu "
+	       "foreign_src=%llu bad_dgrams=%llu unattached=%llu port_table_full=%llu "
+	       "send_errors=%llu\n",
+	       (unsigned long long)d->rx_dgrams, (unsigned long long)d->tx_dgrams,
+	       (unsigned long long)d->hellos, (unsigned long long)d->attaches,
+	       (unsigned long long)d->reattaches, (unsigned long long)d->foreign_src,
+	       (unsigned long long)d->bad_dgrams, (unsigned long long)d->unattached,
+	       (unsigned long long)d->port_table_full, (unsigned long long)d->send_errors);
+	for (uint32_t p = 0; p < srn_fabric_port_count(d->fab); p++) {
+		char ip[16], sa[64] = "not attached";
+		srn_fabric_fmt_ipv4(ip, srn_fabric_port_ipv4(d->fab, p));
+		if (d->peers[p].attached)
+			fmt_sa(sa, sizeof(sa), &d->peers[p].addr);
+		printf("  port %s (%s)\n", ip, sa);
+		for (int dir = 0; dir < 2; dir++) {
+			const uint64_t *c = srn_fabric_counters(d->fab, p, (enum srn_fabric_dir)dir);
+			printf("    %-3s:", srn_fabric_dir_names[dir]);
+			for (int i = 0; i < SRN_FABRIC_CTR_MAX; i++)
+				if (c[i] || i == SRN_FABRIC_CTR_PKTS_IN || i == SRN_FABRIC_CTR_PKTS_OUT)
+					printf(" %s=%llu", srn_fabric_ctr_names[i], (unsigned long long)c[i]);
+			printf("\n");
+		}
+	}
+	fflush(stdout);
+}
+
+/* ---- datagrams ---------------------------------------------------------- */
+static void flush_tx(struct fab_daemon *d)
+{
+	unsigned done = 0;
+	while (done < d->ntx) {
+		int n = sendmmsg(d->fd, d->txm + done, d->ntx - done, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* this datagram cannot go (EAGAIN: socket buffer full; an
+			 * unreachable peer): count it and go on with the rest */
+			d->send_errors++;
+			done++;
+			continue;
+		}
+		d->tx_dgrams += (unsigned)n;
+		done += (unsigned)n;
+	}
+	d->ntx = 0;
+}
+
+static void attach(struct fab_daemon *d, uint32_t port, const struct sockaddr_in *from, bool hello)
+{
+	struct fab_peer *pe = &d->peers[port];
+	bool same = pe->attached && pe->addr.sin_addr.s_addr == from->sin_addr.s_addr &&
+		    pe->addr.sin_port == from->sin_port;
+	if (same)
+		return;
+	if (pe->attached && !hello) {
+		d->foreign_src++;
+		return;
+	}
+	char ip[16], sa[64];
+	srn_fabric_fmt_ipv4(ip, srn_fabric_port_ipv4(d->fab, port));
+	fmt_sa(sa, sizeof(sa), from);
+	fprintf(stderr, "softrnic fabric: port %s %sattached to %s\n", ip, pe->attached ? "re" : "", sa);
+	if (pe->attached)
+		d->reattaches++;
+	else
+		d->attaches++;
+	pe->attached = true;
+	pe->addr = *from;
+}
+
+/* the port of address ip, created with the configured/default knobs */
+static int port_for(struct fab_daemon *d, uint32_t ip)
+{
+	int p = srn_fabric_port_find(d->fab, ip);
+	if (p >= 0)
+		return p;
+	struct srn_fabric_port_cfg pc;
+	srn_fabric_conf_port_cfg(d->conf, ip, &pc);
+	p = srn_fabric_add_port(d->fab, ip, &pc);
+	if (p < 0)
+		d->port_table_full++;
+	return p;
+}
+
+static void handle_dgram(struct fab_daemon *d, const uint8_t *b, size_t len,
+			 const struct sockaddr_in *from, uint64_t now)
+{
+	d->rx_dgrams++;
+	if (len < 20 || (b[0] >> 4) != 4) {
+		d->bad_dgrams++;
+		return;
+	}
+	uint32_t src = srn_get32(b + 12);
+	bool valid = srn_fabric_ipv4_valid(b, len);
+	if (valid && len == 20 && b[9] == FAB_HELLO_PROTO && srn_get32(b + 16) == 0) {
+		d->hellos++;
+		int p = port_for(d, src);
+		if (p < 0)
+			return;
+		attach(d, (uint32_t)p, from, true);
+		sendto(d->fd, b, len, 0, (const struct sockaddr *)from, sizeof(*from));
+		return;
+	}
+	int p = valid ? port_for(d, src) : srn_fabric_port_find(d->fab, src);
+	if (p < 0) {
+		if (!valid)
+			d->bad_dgrams++;
+		return;
+	}
+	if (valid)
+		attach(d, (uint32_t)p, from, false);
+	srn_fabric_input(d->fab, (uint32_t)p, b, len, now);
+}
+
+static void run_model(struct fab_daemon *d, uint64_t now)
+{
+	for (;;) {
+		uint32_t port;
+		uint8_t *buf = d->txbuf + (size_t)d->ntx * d->cfg.slot_size;
+		int n = srn_fabric_poll(d->fab, now, &port, buf, d->cfg.slot_size);
+		if (n <= 0)
+			break;
+		if (!d->peers[port].attached) {
+			d->unattached++;
+			continue;
+		}
+		d->txaddr[d->ntx] = d->peers[port].addr;
+		d->txiov[d->ntx].iov_len = (size_t)n;
+		if (++d->ntx == FAB_BATCH)
+			flush_tx(d);
+	}
+	flush_tx(d);
+}
+
+static void receive(struct fab_daemon *d)
+{
+	for (int round = 0; round < 16; round++) {
+		for (int i = 0; i < FAB_BATCH; i++) {
+			d->rxm[i].msg_hdr.msg_namelen = sizeof(d->rxaddr[i]);
+			d->rxiov[i].iov_len = d->cfg.slot_size + 1; /* one more: oversize seen */
+		}
+		int n = recvmmsg(d->fd, d->rxm, FAB_BATCH, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			return;
+		uint64_t now = mono_ns();
+		for (int i = 0; i < n; i++)
+			handle_dgram(d, d->rxiov[i].iov_base, d->rxm[i].msg_len, &d->rxaddr[i], now);
+		run_model(d, mono_ns());
+		if (n < FAB_BATCH)
+			return;
+	}
+}
+
+/* ---- main --------------------------------------------------------------- */
+static int setup(struct fab_daemon *d, const struct sockaddr_in *listen, const char *pcap_path,
+		 bool pcap_drops)
+{
+	d->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (d->fd < 0) {
+		perror("softrnic fabric: socket");
+		return -1;
+	}
+	int sz = 8 << 20;
+	setsockopt(d->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	setsockopt(d->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	if (bind(d->fd, (const struct sockaddr *)listen, sizeof(*listen)) < 0) {
+		char sa[64];
+		fmt_sa(sa, sizeof(sa), listen);
+		fprintf(stderr, "softrnic fabric: bind %s: %s\n", sa, strerror(errno));
+		return -1;
+	}
+	size_t bytes = (size_t)FAB_BATCH * (d->cfg.slot_size + 1);
+	d->rxbuf = malloc(bytes);
+	d->txbuf = malloc(bytes);
+	d->peers = calloc(d->cfg.max_ports, sizeof(*d->peers));
+	if (!d->rxbuf || !d->txbuf || !d->peers) {
+		fprintf(stderr, "softrnic fabric: out of memory\n");
+		return -1;
+	}
+	for (int i = 0; i < FAB_BATCH; i++) {
+		d->rxiov[i].iov_base = d->rxbuf + (size_t)i * (d->cfg.slot_size + 1);
+		d->rxm[i].msg_hdr = (struct msghdr){ .msg_name = &d->rxaddr[i],
+						     .msg_iov = &d->rxiov[i], .msg_iovlen = 1 };
+		d->txiov[i].iov_base = d->txbuf + (size_t)i * d->cfg.slot_size;
+		d->txm[i].msg_hdr = (struct msghdr){ .msg_name = &d->txaddr[i],
+						     .msg_namelen = sizeof(d->txaddr[i]),
+						     .msg_iov = &d->txiov[i], .msg_iovlen = 1 };
+	}
+	if (pcap_path) {
+		d->pcap = pcap_open_dead_with_tstamp_precision(DLT_RAW, 65535, PCAP_TSTAMP_PRECISION_NANO);
+		d->dump = d->pcap ? pcap_dump_open(d->pcap, pcap_path) : NULL;
+		if (!d->dump) {
+			fprintf(stderr, "softrnic fabric: %s: %s\n", pcap_path,
+				d->pcap ? pcap_geterr(d->pcap) : "pcap_open_dead failed");
+			return -1;
+		}
+		struct timespec rt;
+		clock_gettime(CLOCK_REALTIME, &rt);
+		uint64_t mono = mono_ns();
+		d->realtime_off = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec) -
+				  (int64_t)mono;
+		d->cfg.tap = tap_pcap;
+		d->cfg.tap_user = d;
+		d->cfg.tap_drops = pcap_drops;
+	}
+	int rc = srn_fabric_new(&d->fab, &d->cfg, NULL);
+	if (rc < 0) {
+		fprintf(stderr, "softrnic fabric: cannot create the switch (%d: %s)\n", rc,
+			rc == SRN_ENOMEM ? "out of memory" : "bad switch settings");
+		return -1;
+	}
+	for (uint32_t i = 0; i < d->conf->nports; i++) {
+		struct srn_fabric_port_cfg pc;
+		srn_fabric_conf_port_cfg(d->conf, d->conf->port[i].ipv4, &pc);
+		if (srn_fabric_add_port(d->fab, d->conf->port[i].ipv4, &pc) < 0) {
+			fprintf(stderr, "softrnic fabric: cannot add port %u (switch ports=%u)\n", i,
+				d->cfg.max_ports);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void teardown(struct fab_daemon *d)
+{
+	if (d->dump) {
+		pcap_dump_flush(d->dump);
+		pcap_dump_close(d->dump);
+	}
+	if (d->pcap)
+		pcap_close(d->pcap);
+	srn_fabric_del(d->fab);
+	if (d->fd >= 0)
+		close(d->fd);
+	free(d->rxbuf);
+	free(d->txbuf);
+	free(d->peers);
+}
+
+static int loop(struct fab_daemon *d, double stats_secs)
+{
+	sigset_t block, orig;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	/* wake-ups within microseconds of the model's departure times */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+
+	uint64_t period = stats_secs > 0 ? (uint64_t)(stats_secs * 1e9) : 0;
+	uint64_t next_stats = period ? d->start + period : UINT64_MAX;
+	for (;;) {
+		uint64_t now = mono_ns();
+		run_model(d, now);
+		if (now >= next_stats) {
+			print_stats(d, now);
+			next_stats += period;
+			if (next_stats <= now)
+				next_stats = now + period;
+		}
+		uint64_t wake = srn_fabric_expiry(d->fab);
+		if (next_stats < wake)
+			wake = next_stats;
+		struct timespec ts, *tsp = NULL;
+		if (wake != UINT64_MAX) {
+			uint64_t dt = wake > now ? wake - now : 0;
+			ts.tv_sec = (time_t)(dt / 1000000000ull);
+			ts.tv_nsec = (long)(dt % 1000000000ull);
+			tsp = &ts;
+		}
+		struct pollfd pfd = { .fd = d->fd, .events = POLLIN };
+		int n = ppoll(&pfd, 1, tsp, &orig);
+		if (n < 0 && errno != EINTR) {
+			perror("softrnic fabric: ppoll");
+			return 1;
+		}
+		if (sig_stop) {
+			run_model(d, mono_ns());
+			print_stats(d, mono_ns());
+			return 0;
+		}
+		if (sig_stats) {
+			sig_stats = 0;
+			print_stats(d, mono_ns());
+		}
+		if (n > 0)
+			receive(d);
+	}
+}
+
+int srn_cmd_fabric(int argc, char **argv)
+{
+	struct sockaddr_in listen_sa;
+	parse_listen("127.0.0.1:4790", &listen_sa);
+	const char *config = NULL, *pcap_path = NULL, *seed_s = NULL, *stats_s = NULL;
+	bool pcap_drops = false;
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(help_fabric, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "--pcap-drops")) {
+			pcap_drops = true;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (strncmp(a, "--", 2) != 0)
+			break;
+		static const char *const opts[] = { "--listen", "--config", "--seed", "--stats", "--pcap" };
+		const char **dst[] = { NULL, &config, &seed_s, &stats_s, &pcap_path };
+		const char *val = NULL;
+		size_t k;
+		for (k = 0; k < 5; k++) {
+			size_t l = strlen(opts[k]);
+			if (!strncmp(a, opts[k], l) && a[l] == '=') {
+				val = a + l + 1;
+				break;
+			}
+			if (!strcmp(a, opts[k])) {
+				if (i + 1 >= argc) {
+					fprintf(stderr, "softrnic fabric: %s needs a value\n", a);
+					return 2;
+				}
+				val = argv[++i];
+				break;
+			}
+		}
+		if (k == 5) {
+			fprintf(stderr, "softrnic fabric: unknown option '%s' (try: softrnic fabric --help)\n", a);
+			return 2;
+		}
+		if (k == 0) {
+			if (parse_listen(val, &listen_sa) < 0) {
+				fprintf(stderr, "softrnic fabric: --listen '%s': expected IPV4:PORT\n", val);
+				return 2;
+			}
+		} else {
+			*dst[k] = val;
+		}
+	}
+
+	static struct srn_fabric_conf conf;
+	srn_fabric_conf_init(&conf);
+	if (config && load_file(&conf, config) < 0)
+		return 2;
+	if (load_args(&conf, argc, argv, i) < 0)
+		return 2;
+	if (seed_s) {
+		char stmt[128], err[300];
+		int k = snprintf(stmt, sizeof(stmt), "seed %s", seed_s);
+		if (k < 0 || (size_t)k >= sizeof(stmt) ||
+		    srn_fabric_conf_parse_line(&conf, stmt, (size_t)k, err, sizeof(err)) < 0) {
+			fprintf(stderr, "softrnic fabric: --seed '%s': expected an integer\n", seed_s);
+			return 2;
+		}
+	}
+	char err[400];
+	if (srn_fabric_conf_check(&conf, err, sizeof(err)) < 0) {
+		fprintf(stderr, "softrnic fabric: configuration: %s\n", err);
+		return 2;
+	}
+	double stats_secs = 0;
+	if (stats_s) {
+		char *end;
+		stats_secs = strtod(stats_s, &end);
+		if (*end || !(stats_secs >= 0) || stats_secs > 86400) {
+			fprintf(stderr, "softrnic fabric: --stats '%s': expected seconds (0..86400)\n", stats_s);
+			return 2;
+		}
+	}
+
+	static struct fab_daemon d;
+	memset(&d, 0, sizeof(d));
+	d.fd = -1;
+	d.conf = &conf;
+	srn_fabric_cfg_default(&d.cfg);
+	srn_fabric_conf_switch_cfg(&conf, &d.cfg);
+	d.start = mono_ns();
+	d.cfg.epoch = d.start;
+	int rc = 1;
+	if (setup(&d, &listen_sa, pcap_path, pcap_drops) == 0) {
+		char sa[64];
+		fmt_sa(sa, sizeof(sa), &listen_sa);
+		fprintf(stderr, "softrnic fabric: listening on %s, seed %llu, %u configured port(s)\n",
+			sa, (unsigned long long)d.cfg.seed, conf.nports);
+		rc = loop(&d, stats_secs);
+	}
+	teardown(&d);
+	return rc;
+}
