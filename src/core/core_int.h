@@ -137,6 +137,7 @@ struct srn_res {
 	uint32_t rkey, len;
 	uint64_t orig;
 	uint32_t msn;
+	bool     answered;      /* its last response packet has been sent once */
 };
 
 /* ---- responder output queue (generated lazily at srn_dev_send time) ---- */

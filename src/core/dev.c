@@ -23,7 +23,8 @@ const char *const srn_ctr_names[SRN_CTR_MAX] = {
 	"uc_msg_dropped", "ud_dropped_no_recv", "rd_atomic_wait",
 	"drop_malformed", "drop_bad_icrc", "drop_unknown_qpn", "drop_bad_src",
 	"drop_bad_state", "drop_bad_opcode", "drop_bad_qkey", "drop_bad_pkey",
-	"drop_bad_length", "drop_cq_overflow",
+	"drop_bad_length", "drop_cq_overflow", "drop_resp_queue_full",
+	"tx_nak_rd_atomic_exc",
 };
 _Static_assert(sizeof(srn_ctr_names) / sizeof(srn_ctr_names[0]) == SRN_CTR_MAX, "counter names");
 

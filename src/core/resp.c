@@ -25,7 +25,7 @@ const char *const srn_resp_state_names[SRN_RESP_ST_NSTATES] = {
 
 enum exec_result {
 	EXEC_OK, EXEC_RNR, EXEC_INV_REQ, EXEC_ACCESS, EXEC_ACCESS_INV, EXEC_OP_ERR,
-	EXEC_LEN_ERR, EXEC_BUSY,
+	EXEC_LEN_ERR, EXEC_BUSY, EXEC_RD_ATOMIC_EXC,
 };
 
 void srn_resp_reset(struct srn_qp *qp)
@@ -326,8 +326,36 @@ static struct srn_res *res_alloc(struct srn_qp *qp)
 	return r;
 }
 
+/* IBA responder resources (max_dest_rd_atomic): the saved READ/ATOMIC
+ * results form a ring of max_dest_rd_atomic slots in arrival order. A new
+ * READ/ATOMIC takes the oldest slot; if that slot's answer has not been sent
+ * completely even once, max_dest_rd_atomic requests are still outstanding at
+ * the requester and this one exceeds its limit: NAK Invalid Request (as rxe
+ * and ConnectX do) instead of overwriting a result a duplicate may still
+ * need. A READ preempted by a duplicate (PSN-09) stays unanswered until a
+ * duplicate's answer completes it. max_dest_rd_atomic 0 accepts none. */
+static bool rd_atomic_exceeded(const struct srn_qp *qp)
+{
+	if (qp->attr.max_dest_rd_atomic == 0)
+		return true;
+	const struct srn_res *r = &qp->resp.res[qp->resp.res_next % res_cap_eff(qp)];
+	return r->type != SRN_RES_NONE && !r->answered;
+}
+
+/* the response packet with PSN last_psn ended an answer: its slot is free */
+static void res_answered(struct srn_qp *qp, uint8_t type, uint32_t last_psn)
+{
+	for (uint32_t i = 0; i < res_cap_eff(qp); i++) {
+		struct srn_res *r = &qp->resp.res[i];
+		if (r->type == type && r->last_psn == last_psn)
+			r->answered = true;
+	}
+}
+
 static enum exec_result exec_read(struct srn_qp *qp, const struct srn_pkt *p)
 {
+	if (rd_atomic_exceeded(qp))
+		return EXEC_RD_ATOMIC_EXC;
 	if (!(qp->attr.qp_access_flags & SRN_ACCESS_REMOTE_READ))
 		return EXEC_ACCESS;
 	if (p->reth_len > (1u << 31))
@@ -359,6 +387,8 @@ static enum exec_result exec_read(struct srn_qp *qp, const struct srn_pkt *p)
 
 static enum exec_result exec_atomic(struct srn_qp *qp, const struct srn_pkt *p)
 {
+	if (rd_atomic_exceeded(qp))
+		return EXEC_RD_ATOMIC_EXC;
 	if (!(qp->attr.qp_access_flags & SRN_ACCESS_REMOTE_ATOMIC))
 		return EXEC_ACCESS;
 	if (p->atm_va & 7)
@@ -493,6 +523,7 @@ static void rc_duplicate(struct srn_qp *qp, const struct srn_pkt *p)
 		if (!e)
 			return;
 		srn_ctr_inc(dev, SRN_CTR_DUP_ATOMIC_REPLAY);
+		e->dup = true;
 		e->psn = p->psn;
 		e->orig = r->orig;
 		e->msn = qp->resp.msn;
@@ -513,17 +544,21 @@ static void resp_rc(struct srn_qp *qp, const struct srn_pkt *p)
 		return;
 	}
 	if (d > 0) {
-		/* PSN-12: not executed, one sequence NAK per gap */
+		/* PSN-12: not executed, one sequence NAK per gap; every earlier
+		 * request is already executed and gets its (coalesced) ACK first */
 		srn_ctr_inc(dev, SRN_CTR_OOS_REQ_DROPPED);
 		if (!qp->resp.nak_sent) {
+			if (qp->resp.since_ack)
+				queue_ack(qp, qp->resp.last_psn);
 			queue_nak(qp, SRN_AETH_SYN(SRN_AETH_NAK, SRN_NAK_PSN_SEQ_ERR), qp->resp.epsn);
 			qp->resp.nak_sent = true;
 		}
 		return;
 	}
-	/* PSN == ePSN: keep one slot for an ACK/NAK this packet may need */
+	/* PSN == ePSN: keep one slot for an ACK/NAK this packet may need; with
+	 * no room the request is dropped unexecuted (the requester retries) */
 	if (!rsp_space(qp, 2)) {
-		srn_ctr_inc(dev, SRN_CTR_DROP_BAD_STATE);
+		srn_ctr_inc(dev, SRN_CTR_DROP_RESP_QUEUE_FULL);
 		return;
 	}
 	enum exec_result r = execute(qp, p);
@@ -531,7 +566,11 @@ static void resp_rc(struct srn_qp *qp, const struct srn_pkt *p)
 	case EXEC_OK:
 		break;
 	case EXEC_BUSY:
-		srn_ctr_inc(dev, SRN_CTR_DROP_BAD_STATE);
+		srn_ctr_inc(dev, SRN_CTR_DROP_RESP_QUEUE_FULL);
+		return;
+	case EXEC_RD_ATOMIC_EXC:
+		srn_ctr_inc(dev, SRN_CTR_TX_NAK_RD_ATOMIC_EXC);
+		rc_fatal(qp, SRN_NAK_INVALID_REQUEST, p->psn, SRN_EV_QP_REQ_ERR, -1);
 		return;
 	case EXEC_RNR:
 		queue_nak(qp, SRN_AETH_SYN(SRN_AETH_RNR_NAK, qp->attr.min_rnr_timer), p->psn);
@@ -780,6 +819,7 @@ ssize_t srn_resp_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pk
 			n = build(qp, buf, cap, &p, NULL, 0, meta);
 			if (n < 0)
 				return 0;
+			res_answered(qp, SRN_RES_ATOMIC, e->psn);
 			rsp_pop(qp);
 			return n;
 		case SRN_RSP_READ: {
@@ -789,8 +829,11 @@ ssize_t srn_resp_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pk
 			if (plen) {
 				src = srn_mr_xlate(dev, e->rkey, qp->init.pdn, e->va, plen, SRN_ACCESS_REMOTE_READ);
 				if (!src) {
-					/* memory went away: stop answering (PSN-09) */
+					/* memory went away: stop answering (PSN-09); the
+					 * responder gives this READ up */
 					srn_ctr_inc(dev, SRN_CTR_DROP_BAD_STATE);
+					res_answered(qp, SRN_RES_READ,
+						     srn_psn_add(e->psn, srn_qp_npsn(qp, e->left) - 1));
 					rsp_pop(qp);
 					continue;
 				}
@@ -809,8 +852,10 @@ ssize_t srn_resp_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pk
 			e->psn = srn_psn_add(e->psn, 1);
 			e->va += plen;
 			e->left -= plen;
-			if (last)
+			if (last) {
+				res_answered(qp, SRN_RES_READ, p.psn);
 				rsp_pop(qp);
+			}
 			return n;
 		}
 		default:
