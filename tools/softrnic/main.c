@@ -15,6 +15,7 @@ static const char *const help_main =
 "    softrnic run [--name NAME] [--ip ADDR] [--pcap FILE] -- PROGRAM [ARGS...]\n"
 "    softrnic devices\n"
 "    softrnic stats [--name NAME] [--watch SECS] [--all] [--json]\n"
+"    softrnic fabric [--listen ADDR:PORT] [--config FILE] [PORT-SPEC...]\n"
 "    softrnic --help | --version\n"
 "    softrnic COMMAND --help\n"
 "\n"
@@ -27,6 +28,8 @@ static const char *const help_main =
 "    run       start PROGRAM with softrnic's libibverbs and one device\n"
 "    devices   list configured devices and the devices running now\n"
 "    stats     print the live counters of running devices\n"
+"    fabric    a user-space switch (loss, reordering, ECN marking...) that\n"
+"              devices attach to instead of sending straight to each other\n"
 "\n"
 "OPTIONS\n"
 "    -h, --help     show this help (COMMAND --help: help of that command)\n"
@@ -118,6 +121,10 @@ int main(int argc, char **argv)
 				return fputs(help_devices, stdout), 0;
 			if (!strcmp(argv[2], "stats"))
 				return fputs(help_stats, stdout), 0;
+			if (!strcmp(argv[2], "fabric")) {
+				char *h[] = { argv[2], (char *)"--help", NULL };
+				return srn_cmd_fabric(2, h);
+			}
 		}
 		fputs(help_main, stdout);
 		return 0;
@@ -132,6 +139,8 @@ int main(int argc, char **argv)
 		return cmd_devices(argc - 1, argv + 1);
 	if (strcmp(c, "stats") == 0)
 		return cmd_stats(argc - 1, argv + 1);
+	if (strcmp(c, "fabric") == 0)
+		return srn_cmd_fabric(argc - 1, argv + 1);
 	fprintf(stderr, "softrnic: unknown command \"%s\" (try: softrnic --help)\n", c);
 	return 2;
 }
