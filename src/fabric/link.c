@@ -198,6 +198,8 @@ void srn_fabric_link_admit(struct srn_fabric *fab, uint32_t port, enum srn_fabri
 	}
 	uint32_t s2 = UINT32_MAX;
 	if (srn_fabric_rng_chance(&l->rng, l->p_dup)) {
+		/* a duplicate without a free slot is made and dropped at once */
+		l->ctr[SRN_FABRIC_CTR_DUPS]++;
 		s2 = srn_fabric_slot_alloc(fab);
 		if (s2 == UINT32_MAX) {
 			l->ctr[SRN_FABRIC_CTR_DROP_NOSLOT]++;
@@ -205,7 +207,6 @@ void srn_fabric_link_admit(struct srn_fabric *fab, uint32_t port, enum srn_fabri
 			struct srn_fabric_slot *d = &fab->slots[s2];
 			memcpy(d->data, sl->data, sl->len);
 			d->len = sl->len;
-			l->ctr[SRN_FABRIC_CTR_DUPS]++;
 		}
 	}
 	link_enqueue(fab, port, dir, s, t);

@@ -112,6 +112,8 @@ int srn_fabric_port_cfg_check(const struct srn_fabric_port_cfg *cfg, char *err, 
  *   drop_*              dropped, by reason (each packet counted once)
  *   ecn_marks           ECT packets set to CE; ecn_ce_in: already CE
  *   dups, corrupts, reorders   packets duplicated / corrupted / held back
+ *                       (a duplicate with no free slot counts in dups and
+ *                       drop_noslot)
  *   ge_bursts           good -> bad transitions of the Gilbert-Elliott chain
  *   queue_peak_bytes    high-water mark of the queue (a gauge, not a count) */
 #define SRN_FABRIC_COUNTERS(X) \
