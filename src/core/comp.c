@@ -9,8 +9,9 @@
  *
  * PSN-05 regions relative to comp.psn (oldest unacknowledged) and req.max_psn
  * (point of maximum advance): [comp.psn, max_psn) is unacknowledged and
- * advances; anything before comp.psn is the duplicate region (credits and
- * MSN are taken, then dropped); anything at or beyond max_psn is a ghost.
+ * advances; [max_psn - 2^23, comp.psn) is the duplicate region (credits and
+ * MSN are taken, then dropped); everything else - at or beyond max_psn, or
+ * more than 2^23 behind it - is the invalid region (ghost, dropped).
  * PSN-17: an ACK completes every WQE up to its PSN.
  */
 #include "core_int.h"
@@ -151,10 +152,13 @@ void srn_comp_recv(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now)
 	for (;;) {
 		switch (st) {
 		case COMP_ST_CHECK_PSN:
-			if (SRN_PSN_LT(psn, qp->comp.psn))
-				st = COMP_ST_DUPLICATE;
-			else if (!SRN_PSN_LT(psn, qp->req.max_psn))
+			/* the valid window is the 2^23 PSNs before max_psn: first
+			 * place psn against max_psn (a PSN exactly 2^23 ahead of
+			 * comp.psn, or more than 2^23 behind max_psn, is a ghost) */
+			if (srn_psn_diff(psn, qp->req.max_psn) >= 0)
 				st = COMP_ST_GHOST;
+			else if (SRN_PSN_LT(psn, qp->comp.psn))
+				st = COMP_ST_DUPLICATE;
 			else
 				st = COMP_ST_CHECK_OP;
 			break;
