@@ -1,12 +1,12 @@
 #!/bin/bash
-# test_sim.sh - CC-16: `softrnic sim` end to end.
+# test_sim_cli.sh - CC-16: `softrnic sim` end to end.
 #   - --help documents every option and output file
 #   - the dumbbell and incast scenarios run with exit 0 and write the CSV,
 #     the summary and two SVG plots; python3's XML parser accepts the plots
 #   - the same seed gives byte-identical CSV; the seed can be overridden
 #   - bad scenarios exit 2 with a message naming the line and the token;
 #     'cc dcqcn' says it is not available in this build and why
-# Usage: bash tests/integration/test_sim.sh BUILD_DIR
+# Usage: bash tests/integration/test_sim_cli.sh BUILD_DIR
 . "$(dirname "$0")/lib.sh"
 
 S=$SOFTRNIC
