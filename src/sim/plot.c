@@ -9,18 +9,23 @@
 
 #include "sim_int.h"
 
-#define MAX_POINTS 1200u
+#define MAX_POINTS 400u
 #define MANY       12u
 
 struct buf { double *x, *y; };
+
+/* samples per plotted point */
+static uint32_t per_point(const struct srn_sim_series *s)
+{
+	uint32_t per = (s->n + MAX_POINTS - 1) / MAX_POINTS;
+	return per ? per : 1;
+}
 
 /* bucket-average the k-th column of a [n][stride] matrix; scale -> y */
 static size_t bucket(const struct srn_sim_series *s, const uint64_t *m, uint32_t stride,
 		     uint32_t col, double scale, double *x, double *y)
 {
-	uint32_t per = (s->n + MAX_POINTS - 1) / MAX_POINTS;
-	if (per == 0)
-		per = 1;
+	uint32_t per = per_point(s);
 	size_t np = 0;
 	for (uint32_t k = 0; k < s->n; k += per) {
 		double sum = 0;
@@ -59,9 +64,7 @@ int srn_sim_plot_rate(const struct srn_sim *sim, FILE *f)
 		}
 	} else {
 		/* min, mean, max across flows and the total, per bucket */
-		uint32_t per = (s->n + MAX_POINTS - 1) / MAX_POINTS;
-		if (per == 0)
-			per = 1;
+		uint32_t per = per_point(s);
 		double *xs[4], *ys[4];
 		for (int i = 0; i < 4; i++) {
 			xs[i] = mem + (size_t)i * pts * 2;
@@ -95,8 +98,8 @@ int srn_sim_plot_rate(const struct srn_sim *sim, FILE *f)
 		}
 	}
 	char title[160];
-	snprintf(title, sizeof(title), "Goodput per flow (%u flows, cc %s, sample %.1f us)",
-		 sim->nflows, srn_sim_cc_names[sim->sc->cc], (double)s->dt / 1e3);
+	snprintf(title, sizeof(title), "Goodput per flow (%u flows, cc %s, mean over %.0f us)",
+		 sim->nflows, srn_sim_cc_names[sim->sc->cc], (double)(per_point(s) * s->dt) / 1e3);
 	struct srn_sim_svg_plot p = {
 		.title = title, .xlabel = "time (ms)", .ylabel = "goodput (Gbit/s)",
 		.s = ser, .ns = ns, .ymin_hint = 0,
@@ -153,8 +156,8 @@ int srn_sim_plot_queue(const struct srn_sim *sim, FILE *f)
 		}
 	}
 	char title[160];
-	snprintf(title, sizeof(title), "Switch output queue (cc %s, sample %.1f us)",
-		 srn_sim_cc_names[sim->sc->cc], (double)s->dt / 1e3);
+	snprintf(title, sizeof(title), "Switch output queue (cc %s, mean over %.0f us)",
+		 srn_sim_cc_names[sim->sc->cc], (double)(per_point(s) * s->dt) / 1e3);
 	struct srn_sim_svg_plot p = {
 		.title = title, .xlabel = "time (ms)", .ylabel = "queue (KiB)",
 		.s = ser, .ns = ns, .hl = hl, .nhl = nhl, .ymin_hint = 0,
