@@ -42,6 +42,19 @@ void srn_sim_summary_write(const struct srn_sim *sim, const struct srn_sim_metri
 	if (m->flows_done)
 		fprintf(f, "fct:      %u flows done: mean %.1f us, p99 %.1f us, max %.1f us\n",
 			m->flows_done, us(m->fct_mean), us(m->fct_p99), us(m->fct_max));
+	uint64_t wire_over = 0, noslot = 0;
+	for (uint32_t h = 0; h < sim->nhosts; h++) {
+		wire_over += sim->wire[h].overflows;
+		for (int d = 0; d < 2; d++)
+			noslot += srn_fabric_counters(sim->fab, h, (enum srn_fabric_dir)d)
+					  [SRN_FABRIC_CTR_DROP_NOSLOT];
+	}
+	if (noslot)
+		fprintf(f, "WARNING:  the switch ran out of packet slots %" PRIu64 " times (counted "
+			"in drops): the simulator sized them too small for this scenario\n", noslot);
+	if (wire_over)
+		fprintf(f, "WARNING:  %" PRIu64 " packets lost by full wire delay lines (a simulator "
+			"bug)\n", wire_over);
 	if (m->flows_failed)
 		fprintf(f, "FAILED:   %u flows ended with an error completion\n", m->flows_failed);
 	fprintf(f, "flows:\n");
