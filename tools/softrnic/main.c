@@ -16,6 +16,7 @@ static const char *const help_main =
 "    softrnic devices\n"
 "    softrnic stats [--name NAME] [--watch SECS] [--all] [--json]\n"
 "    softrnic fabric [--listen ADDR:PORT] [--config FILE] [PORT-SPEC...]\n"
+"    softrnic sim SCENARIO [--out DIR] [--seed N] [--quiet]\n"
 "    softrnic --help | --version\n"
 "    softrnic COMMAND --help\n"
 "\n"
@@ -30,6 +31,8 @@ static const char *const help_main =
 "    stats     print the live counters of running devices\n"
 "    fabric    a user-space switch (loss, reordering, ECN marking...) that\n"
 "              devices attach to instead of sending straight to each other\n"
+"    sim       discrete-event simulator running the real transport core\n"
+"              over simulated links and switches (rates, queues, fairness)\n"
 "\n"
 "OPTIONS\n"
 "    -h, --help     show this help (COMMAND --help: help of that command)\n"
@@ -121,9 +124,9 @@ int main(int argc, char **argv)
 				return fputs(help_devices, stdout), 0;
 			if (!strcmp(argv[2], "stats"))
 				return fputs(help_stats, stdout), 0;
-			if (!strcmp(argv[2], "fabric")) {
+			if (!strcmp(argv[2], "fabric") || !strcmp(argv[2], "sim")) {
 				char *h[] = { argv[2], (char *)"--help", NULL };
-				return srn_cmd_fabric(2, h);
+				return !strcmp(argv[2], "sim") ? srn_cmd_sim(2, h) : srn_cmd_fabric(2, h);
 			}
 		}
 		fputs(help_main, stdout);
@@ -141,6 +144,8 @@ int main(int argc, char **argv)
 		return cmd_stats(argc - 1, argv + 1);
 	if (strcmp(c, "fabric") == 0)
 		return srn_cmd_fabric(argc - 1, argv + 1);
+	if (strcmp(c, "sim") == 0)
+		return srn_cmd_sim(argc - 1, argv + 1);
 	fprintf(stderr, "softrnic: unknown command \"%s\" (try: softrnic --help)\n", c);
 	return 2;
 }
