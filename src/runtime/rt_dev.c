@@ -17,6 +17,7 @@
  *     thread's current target writes the eventfd.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -33,6 +34,11 @@
 #define TX_BUDGET        2048              /* packets per srn_dev_send pump */
 #define SERVICE_ITERS    4
 #define STATS_PERIOD_NS  (100ull * 1000 * 1000)
+/* The application counts as busy-polling while its last poll_cq (or other
+ * progress call) is younger than this: the progress thread then leaves the
+ * receive socket to the application, and post_send may leave a partial
+ * transmit batch for the application's next poll (the doorbell). */
+#define APP_POLL_NS      (15ull * 1000)
 
 /* the runtime's own counters, published after the core's */
 #define RT_COUNTERS(X) X(RX_BATCHES) X(TX_BATCHES) X(RX_TRUNC) X(RX_ERRORS) \
@@ -62,6 +68,7 @@ struct srn_rt_dev {
 	struct srn_rt_shm_writer *shm;
 	bool stop;
 	srn_ts sleep_target;              /* the thread sleeps until then (or a kick) */
+	_Atomic srn_ts last_poll;         /* last application progress call (no lock) */
 	bool stats_dirty;
 	srn_ts stats_last;
 	uint64_t rt_ctr[RT_CTR_MAX];
@@ -108,8 +115,17 @@ static void tx_flush(struct srn_rt_dev *rd)
 	rd->rt_ctr[RT_CTR_TX_ERRORS] += (uint64_t)failed;
 }
 
-/* Take packets from the core into the TX batch, sending full batches. */
-static int tx_pump(struct srn_rt_dev *rd, srn_ts now)
+static bool app_busy(struct srn_rt_dev *rd, srn_ts now)
+{
+	srn_ts lp = atomic_load_explicit(&rd->last_poll, memory_order_relaxed);
+	return now < lp + APP_POLL_NS;
+}
+
+/* Take packets from the core into the TX batch, sending full batches; the
+ * last partial batch is sent too unless `defer` (then it waits for the next
+ * pass, at the latest the progress thread's wake-up at last_poll +
+ * APP_POLL_NS). */
+static int tx_pump(struct srn_rt_dev *rd, srn_ts now, bool defer)
 {
 	struct srn_rt_txbatch *b = &rd->tx;
 	int sent = 0;
@@ -138,7 +154,8 @@ static int tx_pump(struct srn_rt_dev *rd, srn_ts now)
 		if (++b->n == SRN_RT_BATCH)
 			tx_flush(rd);
 	}
-	tx_flush(rd);
+	if (!defer)
+		tx_flush(rd);
 	return sent;
 }
 
@@ -184,34 +201,46 @@ static void deliver_events(struct srn_rt_dev *rd)
 			rd->hooks.async_event(&ev, rd->hooks.arg);
 }
 
-static void service(struct srn_rt_dev *rd, bool rx)
+/* Up to RX_ROUNDS recvmmsg batches into the core; whatever the core has to
+ * send in answer (ACKs, read responses) leaves per batch. */
+static bool rx_pass(struct srn_rt_dev *rd)
+{
+	bool work = false;
+
+	for (int r = 0; r < RX_ROUNDS; r++) {
+		int n = rx_round(rd);
+		if (n > 0) {
+			work = true;
+			tx_pump(rd, srn_rt_now(), false);
+		}
+		if (n < SRN_RT_BATCH)
+			break;
+	}
+	return work;
+}
+
+static void service(struct srn_rt_dev *rd, bool rx, bool defer)
 {
 	bool work = false;
 
 	if (rx) {
-		for (int r = 0; r < RX_ROUNDS; r++) {
-			int n = rx_round(rd);
-			if (n > 0) {
-				work = true;
-				tx_pump(rd, srn_rt_now());   /* ACKs / responses leave per batch */
-			}
-			if (n < SRN_RT_BATCH)
-				break;
-		}
+		tx_flush(rd);                     /* a deferred doorbell goes first */
+		work = rx_pass(rd);
 	}
+	srn_ts now = srn_rt_now();
 	for (int it = 0; it < SERVICE_ITERS; it++) {
-		srn_ts now = srn_rt_now();
 		bool expired = false;
 		if (now >= srn_dev_expiry(rd->core)) {
 			srn_dev_handle_expiry(rd->core, now);
 			expired = true;
 		}
-		int sent = tx_pump(rd, now);
+		int sent = tx_pump(rd, now, defer);
 		deliver_events(rd);
 		if (sent || expired)
 			work = true;
-		if (!srn_dev_has_output(rd->core) && srn_dev_expiry(rd->core) > srn_rt_now())
+		if (!srn_dev_has_output(rd->core))
 			break;
+		now = srn_rt_now();
 	}
 	if (work)
 		rd->stats_dirty = true;
@@ -236,6 +265,11 @@ static srn_ts thread_deadline(struct srn_rt_dev *rd)
 	srn_ts d = srn_dev_expiry(rd->core);
 	if (srn_dev_has_output(rd->core))
 		d = 0;
+	if (rd->tx.n) {                       /* a deferred doorbell */
+		srn_ts lp = atomic_load_explicit(&rd->last_poll, memory_order_relaxed);
+		if (lp + APP_POLL_NS < d)
+			d = lp + APP_POLL_NS;
+	}
 	if (rd->stats_dirty && rd->shm && rd->stats_last + STATS_PERIOD_NS < d)
 		d = rd->stats_last + STATS_PERIOD_NS;
 	return d;
@@ -272,16 +306,38 @@ void srn_rt_lock(struct srn_rt_dev *rd)
 
 void srn_rt_unlock(struct srn_rt_dev *rd)
 {
-	service(rd, false);
+	service(rd, false, false);
 	finish_unlock(rd);
+}
+
+void srn_rt_unlock_doorbell(struct srn_rt_dev *rd)
+{
+	/* a busy-polling application flushes at its next poll: batch */
+	service(rd, false, app_busy(rd, srn_rt_now()));
+	finish_unlock(rd);
+}
+
+static void note_poll(struct srn_rt_dev *rd)
+{
+	atomic_store_explicit(&rd->last_poll, srn_rt_now(), memory_order_relaxed);
 }
 
 void srn_rt_progress(struct srn_rt_dev *rd)
 {
+	note_poll(rd);
 	if (pthread_mutex_trylock(&rd->lock) != 0)
 		return;
-	service(rd, true);
+	service(rd, true, false);
 	finish_unlock(rd);
+}
+
+void srn_rt_lock_poll(struct srn_rt_dev *rd)
+{
+	note_poll(rd);
+	pthread_mutex_lock(&rd->lock);
+	tx_flush(rd);
+	if (rx_pass(rd))
+		rd->stats_dirty = true;
 }
 
 /* ---- progress thread ------------------------------------------------- */
@@ -289,19 +345,31 @@ void srn_rt_progress(struct srn_rt_dev *rd)
 static void *progress_thread(void *arg)
 {
 	struct srn_rt_dev *rd = arg;
+	/* the eventfd first: while the application busy-polls, only it is watched */
 	struct pollfd pfd[2] = {
-		{ .fd = rd->udp.rx_fd, .events = POLLIN },
 		{ .fd = rd->evfd, .events = POLLIN },
+		{ .fd = rd->udp.rx_fd, .events = POLLIN },
 	};
 	bool rx = true;
 
 	pthread_mutex_lock(&rd->lock);
 	while (!rd->stop) {
-		service(rd, rx);
 		srn_ts now = srn_rt_now();
+		/* Back off while the application drives the device itself: no
+		 * receive (its poll_cq does it), only timers and a deferred
+		 * doorbell; look again when its polling may have stopped. */
+		bool busy = app_busy(rd, now);
+		service(rd, rx && !busy, false);
+		now = srn_rt_now();
 		if (rd->stats_dirty && now >= rd->stats_last + STATS_PERIOD_NS)
 			publish(rd, now);
 		srn_ts d = thread_deadline(rd);
+		busy = app_busy(rd, now);
+		if (busy) {
+			srn_ts lp = atomic_load_explicit(&rd->last_poll, memory_order_relaxed);
+			if (lp + APP_POLL_NS < d)
+				d = lp + APP_POLL_NS;
+		}
 		rd->sleep_target = d;
 		pthread_mutex_unlock(&rd->lock);
 
@@ -313,9 +381,11 @@ static void *progress_thread(void *arg)
 			ts.tv_nsec = (long)(dt % 1000000000ull);
 			tp = &ts;
 		}
-		int r = ppoll(pfd, 2, tp, NULL);
-		rx = r > 0 && (pfd[0].revents & (POLLIN | POLLERR));
-		if (r > 0 && (pfd[1].revents & POLLIN)) {
+		pfd[1].revents = 0;
+		int r = ppoll(pfd, busy ? 1 : 2, tp, NULL);
+		/* after a busy period the socket may hold what nobody read */
+		rx = busy || (r > 0 && (pfd[1].revents & (POLLIN | POLLERR)));
+		if (r > 0 && (pfd[0].revents & POLLIN)) {
 			uint64_t v;
 			ssize_t rr = read(rd->evfd, &v, sizeof v);
 			(void)rr;

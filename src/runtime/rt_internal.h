@@ -49,6 +49,7 @@ struct srn_rt_rxbatch {
 	union { char buf[CMSG_SPACE(sizeof(struct in_pktinfo)) + 2 * CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align; } ctl[SRN_RT_BATCH];
 	uint8_t *data;          /* SRN_RT_BATCH * SRN_RT_BUFSZ */
+	int dirty;              /* entries whose lengths the last recvmmsg changed */
 };
 
 struct srn_rt_txbatch {

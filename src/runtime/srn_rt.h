@@ -68,6 +68,14 @@ const struct srn_rt_devcfg *srn_rt_cfg(struct srn_rt_dev *rd);
 void srn_rt_lock(struct srn_rt_dev *rd);
 void srn_rt_unlock(struct srn_rt_dev *rd);       /* flush + timers + events, then unlock */
 void srn_rt_progress(struct srn_rt_dev *rd);     /* try-lock; non-blocking rx/tx/timers */
+/* The application's poll: lock + non-blocking receive pass; the caller polls
+ * its CQ and calls srn_rt_unlock(). Marks the application as busy-polling. */
+void srn_rt_lock_poll(struct srn_rt_dev *rd);
+/* Unlock after queueing work requests (the doorbell): like srn_rt_unlock,
+ * but while the application busy-polls a partial transmit batch is left for
+ * its next poll (at the latest the progress thread sends it 15 us
+ * after that poll), so back-to-back posts leave in one sendmmsg. */
+void srn_rt_unlock_doorbell(struct srn_rt_dev *rd);
 
 srn_ts srn_rt_now(void);                          /* CLOCK_MONOTONIC in ns */
 

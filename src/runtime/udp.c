@@ -142,6 +142,7 @@ int srn_rt_rxbatch_init(struct srn_rt_rxbatch *b)
 		b->msg[i].msg_hdr.msg_name = &b->from[i];
 		b->msg[i].msg_hdr.msg_control = b->ctl[i].buf;
 	}
+	b->dirty = SRN_RT_BATCH;
 	return 0;
 }
 
@@ -166,16 +167,20 @@ void srn_rt_txbatch_free(struct srn_rt_txbatch *b)
 
 int srn_rt_udp_recv(struct srn_rt_udp *u, struct srn_rt_rxbatch *b)
 {
-	for (int i = 0; i < SRN_RT_BATCH; i++) {
+	/* only the entries the last call filled need their lengths restored */
+	for (int i = 0; i < b->dirty; i++) {
 		b->msg[i].msg_hdr.msg_namelen = sizeof b->from[i];
 		b->msg[i].msg_hdr.msg_controllen = sizeof b->ctl[i].buf;
 		b->msg[i].msg_hdr.msg_flags = 0;
 		b->msg[i].msg_len = 0;
 	}
+	b->dirty = 0;
 	for (;;) {
 		int n = recvmmsg(u->rx_fd, b->msg, SRN_RT_BATCH, MSG_DONTWAIT, NULL);
-		if (n >= 0)
+		if (n >= 0) {
+			b->dirty = n;
 			return n;
+		}
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)

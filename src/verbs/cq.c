@@ -325,8 +325,7 @@ int srn_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 
 	if (n <= 0)
 		return n < 0 ? -EINVAL : 0;
-	srn_rt_progress(sctx->rd);
-	srn_rt_lock(sctx->rd);
+	srn_rt_lock_poll(sctx->rd);     /* receive pass: busy pollers drive the NIC */
 	while (total < n) {
 		int want = n - total < SRN_VERBS_CQ_BATCH ? n - total : SRN_VERBS_CQ_BATCH;
 		int got = srn_verbs_cq_poll_locked(vcq, buf, want);

@@ -26,8 +26,7 @@ static int advance(struct ibv_cq_ex *cq)
 	if (v->batch_i >= v->batch_n) {
 		int got;
 
-		srn_rt_progress(v->ctx->rd);
-		srn_rt_lock(v->ctx->rd);
+		srn_rt_lock_poll(v->ctx->rd);
 		got = srn_verbs_cq_poll_locked(v, v->batch, SRN_VERBS_CQ_BATCH);
 		srn_rt_unlock(v->ctx->rd);
 		v->batch_i = 0;

@@ -6,7 +6,11 @@
  * allocated. On the first failing WR, *bad_wr points at it and its errno is
  * returned (EINVAL: bad opcode for the QP type, too many SGEs, inline too
  * large, wrong QP state; ENOMEM: queue full), as rdma-core's providers do.
- * srn_rt_unlock() then puts the packets on the wire before the verb returns.
+ * srn_rt_unlock_doorbell() then puts the packets on the wire before the verb
+ * returns - unless the application is busy-polling its CQs (a poll within
+ * the last 15 us): then a partial batch waits for that next poll, so a burst
+ * of posts leaves in one sendmmsg (the progress thread sends it if the poll
+ * does not come).
  */
 #include <string.h>
 #include <assert.h>
@@ -96,7 +100,7 @@ int srn_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 			break;
 		}
 	}
-	srn_rt_unlock(rd);
+	srn_rt_unlock_doorbell(rd);
 	if (err)
 		*bad = wr;
 	return err;

@@ -66,7 +66,7 @@ static int wr_complete(struct ibv_qp_ex *qx)
 				break;
 			}
 		}
-		srn_rt_unlock(q->ctx->rd);
+		srn_rt_unlock_doorbell(q->ctx->rd);
 	}
 	q->wrb_n = 0;
 	q->wrb_err = 0;
