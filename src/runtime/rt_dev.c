@@ -355,11 +355,12 @@ static void *progress_thread(void *arg)
 	pthread_mutex_lock(&rd->lock);
 	while (!rd->stop) {
 		srn_ts now = srn_rt_now();
-		/* Back off while the application drives the device itself: no
-		 * receive (its poll_cq does it), only timers and a deferred
-		 * doorbell; look again when its polling may have stopped. */
+		/* Back off while the application drives the device itself: its
+		 * polls receive, run the timers and send the doorbell; the thread
+		 * only looks again when that polling may have stopped. */
 		bool busy = app_busy(rd, now);
-		service(rd, rx && !busy, false);
+		if (!busy)
+			service(rd, rx, false);
 		now = srn_rt_now();
 		if (rd->stats_dirty && now >= rd->stats_last + STATS_PERIOD_NS)
 			publish(rd, now);
@@ -390,7 +391,19 @@ static void *progress_thread(void *arg)
 			ssize_t rr = read(rd->evfd, &v, sizeof v);
 			(void)rr;
 		}
-		pthread_mutex_lock(&rd->lock);
+		/* never make a polling application wait for the lock: while it
+		 * holds it, it is busy - sleep another window */
+		bool locked = false;
+		while (app_busy(rd, srn_rt_now())) {
+			if (pthread_mutex_trylock(&rd->lock) == 0) {
+				locked = true;
+				break;
+			}
+			struct timespec w = { 0, (long)APP_POLL_NS };
+			(void)ppoll(pfd, 1, &w, NULL);
+		}
+		if (!locked)
+			pthread_mutex_lock(&rd->lock);
 		rd->rt_ctr[RT_CTR_WAKEUPS]++;
 	}
 	pthread_mutex_unlock(&rd->lock);
