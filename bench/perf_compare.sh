@@ -12,9 +12,18 @@
 # better, so a ratio < 1 means softrnic is faster). Raw outputs stay in
 # $PERF_OUT (default a temporary directory, printed at the end).
 #
-# Environment: PERF_SECS (seconds per bandwidth run, default 4),
+# Environment: PERF_NETNS (default 1), PERF_SECS (seconds per bandwidth run, default 4),
 # PERF_LAT_ITERS (default 20000).
 set -u
+# Run in a private network namespace (its own loopback) when possible, so
+# that other softrnic processes on this host (tests bound to 127.0.0.1/2
+# :4791) neither collide with nor disturb the measurement. PERF_NETNS=0 to
+# measure on the host's loopback instead.
+if [ "${PERF_NETNS:-1}" = 1 ] && [ -z "${SRN_PERF_IN_NS:-}" ] &&
+   unshare -rn true 2>/dev/null; then
+	export SRN_PERF_IN_NS=1
+	exec unshare -rn sh -c 'ip link set lo up && exec "$0" "$@"' "$0" "$@"
+fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$here/build}
 BUILD=$(cd "$BUILD" && pwd)
