@@ -20,6 +20,7 @@
 
 #include <string.h>
 #include "srn_core.h"
+#include "cc/srn_cc_pipe.h"
 
 #define SRN_PSN_WINDOW      (1u << 23)     /* PSN-04: max outstanding PSNs */
 #define SRN_UD_MTU          4096u
@@ -41,7 +42,7 @@ static inline void srn_list_del(struct srn_list *n)
 #define srn_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* ---- timers ---- */
-enum srn_timer_kind { SRN_TIMER_RTO, SRN_TIMER_RNR, SRN_TIMER_KINDS };
+enum srn_timer_kind { SRN_TIMER_RTO, SRN_TIMER_RNR, SRN_TIMER_PACE, SRN_TIMER_KINDS };
 struct srn_timer {
 	srn_ts   deadline;
 	uint32_t idx;           /* heap position, UINT32_MAX when not armed */
@@ -217,6 +218,16 @@ struct srn_qp {
 	bool     cnp_sent_once;
 	uint32_t cnp_dqpn;
 	uint8_t  cnp_dgid[16];
+
+	/* congestion control (cong.c): only on a device with cfg.cc, RC/UC */
+	struct {
+		bool     on;             /* this QP is a paced flow (flow ID = qpn) */
+		bool     probe_pending;  /* the engine asked for an RTT probe */
+		bool     probe_out;      /* probe probe_seq sent, not answered yet */
+		uint32_t probe_seq;      /* sequence of the last probe sent */
+		struct srn_cc_pacer pacer;
+		struct srn_timer pace;   /* SRN_TIMER_PACE: the pacer allows the next packet */
+	} cc;
 };
 
 /* ---- device ---- */
@@ -237,6 +248,7 @@ struct srn_dev {
 	struct srn_cq *cqev_head, *cqev_tail;
 	struct srn_async_event *aev;
 	uint32_t aev_head, aev_n, aev_cap;
+	struct srn_cong *cc;            /* NULL: no congestion control */
 };
 
 static inline void srn_ctr_inc(struct srn_dev *dev, enum srn_ctr c) { dev->ctr[c]++; }
@@ -254,6 +266,52 @@ static inline void srn_dev_tick(struct srn_dev *dev, srn_ts now)
 	if (now > dev->now && now != SRN_TS_NEVER)
 		dev->now = now;
 }
+
+/* ---- congestion control glue (cong.c) ---- */
+/* RTT probe packet (docs/wire.md "RTT probe"): BTH with a vendor-specific
+ * opcode + the probe contents of srn_cc_pipe.h + ICRC */
+#define SRN_OP_CC_PROBE_REQ   0xC0
+#define SRN_OP_CC_PROBE_RESP  0xC1
+#define SRN_CC_PROBE_PKT_LEN  (SRN_BTH_LEN + SRN_CC_PROBE_LEN + SRN_ICRC_LEN)
+#define SRN_CC_ANSWERS        64u      /* probe answers waiting for the wire */
+struct srn_cc_answer {
+	uint32_t qpn;                   /* local QP the request was addressed to */
+	uint32_t dqpn;                  /* requester's QPN (the probe's flow ID) */
+	uint8_t  dgid[16];
+	uint8_t  req[SRN_CC_PROBE_LEN];
+	srn_ts   t2;                    /* arrival */
+};
+struct srn_cong {
+	struct srn_cc_cfg cfg;
+	struct srn_cc_engine *eng;
+	uint32_t overhead, burst;
+	struct srn_cc_answer ans[SRN_CC_ANSWERS];
+	uint32_t ans_head, ans_n;
+};
+static inline bool srn_is_cc_probe(uint8_t opcode)
+{
+	return opcode == SRN_OP_CC_PROBE_REQ || opcode == SRN_OP_CC_PROBE_RESP;
+}
+int  srn_cong_new(struct srn_dev *dev);                 /* at srn_dev_new if cfg.cc */
+void srn_cong_del(struct srn_dev *dev);
+void srn_cong_qp_init(struct srn_qp *qp, srn_ts now);   /* at QP creation */
+void srn_cong_qp_del(struct srn_qp *qp);                /* at QP destruction */
+/* TX pipe: may qp send a request packet now? If not, arms its pace timer. */
+bool srn_cong_may_send(struct srn_qp *qp, srn_ts now);
+bool srn_cong_held(const struct srn_qp *qp);            /* pace timer in the future */
+void srn_cong_on_tx(struct srn_qp *qp, const uint8_t *pkt, size_t len, srn_ts now);
+/* RX pipe events */
+void srn_cong_on_cnp(struct srn_qp *qp, srn_ts now);
+void srn_cong_on_aeth(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now);
+/* probe packets (after the ICRC check): SRN_OK or SRN_EDROP (counted) */
+int  srn_cong_recv_probe(struct srn_dev *dev, const uint8_t *pkt, size_t len,
+			 const struct srn_pkt_meta *meta, srn_ts now);
+ssize_t srn_cong_emit_answer(struct srn_dev *dev, uint8_t *buf, size_t cap,
+			     struct srn_pkt_meta *meta, srn_ts now);
+ssize_t srn_cong_emit_probe(struct srn_qp *qp, uint8_t *buf, size_t cap,
+			    struct srn_pkt_meta *meta, srn_ts now);
+srn_ts srn_cong_expiry(const struct srn_dev *dev);
+void   srn_cong_handle_expiry(struct srn_dev *dev, srn_ts now);
 
 /* dev.c */
 void srn_dev_async(struct srn_dev *dev, enum srn_async_type type, struct srn_qp *qp,

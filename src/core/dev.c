@@ -8,6 +8,10 @@
  *   (requests) or srn_comp_recv (responses)
  *   srn_dev_send -> ready list (round robin) -> CNP | srn_resp_emit |
  *   srn_req_emit -> ICRC
+ * With congestion control (cfg.cc, cong.c): RTT probe packets are taken
+ * before the parser, probe answers go out before the ready list, a QP's
+ * request packets wait for its pacer, and CNPs/ACKs/NAKs/sent bursts are
+ * events for the CC engine.
  */
 #include "core_int.h"
 
@@ -25,6 +29,10 @@ const char *const srn_ctr_names[SRN_CTR_MAX] = {
 	"drop_bad_state", "drop_bad_opcode", "drop_bad_qkey", "drop_bad_pkey",
 	"drop_bad_length", "drop_cq_overflow", "drop_resp_queue_full",
 	"tx_nak_rd_atomic_exc",
+	"cc_events", "cc_event_drops", "cc_rate_updates", "cc_rate_stale",
+	"cc_pace_waits", "cc_rate_kbps_last", "cc_algo_swaps",
+	"tx_rtt_probes", "rx_rtt_probes", "tx_rtt_responses", "rx_rtt_responses",
+	"drop_rtt_probe",
 };
 _Static_assert(sizeof(srn_ctr_names) / sizeof(srn_ctr_names[0]) == SRN_CTR_MAX, "counter names");
 
@@ -104,6 +112,13 @@ int srn_dev_new(struct srn_dev **out, const struct srn_dev_cfg *cfg)
 		return SRN_ENOMEM;
 	}
 	dev->qpn_cursor = (cfg->qpn_seed >= 2 ? cfg->qpn_seed - 2 : 0) % cfg->max_qp;
+	if (cfg->cc) {
+		int rc = srn_cong_new(dev);
+		if (rc) {
+			srn_dev_del(dev);
+			return rc;
+		}
+	}
 	*out = dev;
 	return SRN_OK;
 }
@@ -137,6 +152,7 @@ void srn_dev_del(struct srn_dev *dev)
 	srn_mem_free(dev, dev->mr_gen);
 	srn_mem_free(dev, dev->timers.h);
 	srn_mem_free(dev, dev->aev);
+	srn_cong_del(dev);
 	dev->cfg.mem.free(dev, dev->cfg.mem.user);
 }
 
@@ -306,6 +322,8 @@ int srn_dev_recv(struct srn_dev *dev, const uint8_t *pkt, size_t len,
 		srn_ctr_inc(dev, SRN_CTR_DROP_BAD_ICRC);
 		return SRN_EDROP;
 	}
+	if (dev->cc && srn_is_cc_probe(pkt[0]))
+		return srn_cong_recv_probe(dev, pkt, len, meta, now);
 	struct srn_pkt p;
 	int rc = srn_pkt_parse(&p, pkt, len);
 	if (rc != 0) {
@@ -324,6 +342,7 @@ int srn_dev_recv(struct srn_dev *dev, const uint8_t *pkt, size_t len,
 			return SRN_EDROP;
 		}
 		srn_ctr_inc(dev, SRN_CTR_RX_CNPS);
+		srn_cong_on_cnp(qp, now);       /* CNP event of the sender's flow */
 		return SRN_OK;
 	}
 	if (!op_matches_qp(qp, mask)) {
@@ -352,6 +371,8 @@ int srn_dev_recv(struct srn_dev *dev, const uint8_t *pkt, size_t len,
 			srn_qp_sched(qp);
 			return SRN_EDROP;
 		}
+		if (mask & SRN_M_AETH)
+			srn_cong_on_aeth(qp, &p, now);
 		srn_comp_recv(qp, &p, now);
 	} else {
 		srn_ctr_inc(dev, SRN_CTR_DROP_BAD_OPCODE);
@@ -413,6 +434,12 @@ static ssize_t qp_output(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn
 		if (n > 0)
 			return n;
 	}
+	if (qp->cc.probe_pending &&
+	    (qp->attr.qp_state == SRN_QPS_RTS || qp->attr.qp_state == SRN_QPS_SQD)) {
+		n = srn_cong_emit_probe(qp, buf, cap, meta, now);
+		if (n > 0)
+			return n;
+	}
 	if (qp->resp.q_n) {
 		n = srn_resp_emit(qp, buf, cap, meta, now);
 		if (n > 0) {
@@ -420,9 +447,13 @@ static ssize_t qp_output(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn
 			return n;
 		}
 	}
+	if (qp->cc.on && srn_req_can_send(qp) && !srn_cong_may_send(qp, now))
+		return 0;               /* the pacer holds it; its pace timer wakes it */
 	n = srn_req_emit(qp, buf, cap, meta, now);
-	if (n > 0)
+	if (n > 0) {
 		srn_ctr_inc(qp->dev, SRN_CTR_TX_REQ_PKTS);
+		srn_cong_on_tx(qp, buf, (size_t)n, now);
+	}
 	return n;
 }
 
@@ -432,6 +463,16 @@ ssize_t srn_dev_send(struct srn_dev *dev, uint8_t *buf, size_t cap,
 	srn_dev_tick(dev, now);
 	if (!buf || !meta || cap < SRN_BTH_LEN + SRN_ICRC_LEN)
 		return SRN_EINVAL;
+	if (dev->cc && dev->cc->ans_n) {
+		/* RTT probe answers jump the queue (CC-12) */
+		memset(meta, 0, sizeof(*meta));
+		ssize_t n = srn_cong_emit_answer(dev, buf, cap, meta, now);
+		if (n > 0) {
+			srn_ctr_inc(dev, SRN_CTR_TX_PKTS);
+			dev->ctr[SRN_CTR_TX_BYTES] += (uint64_t)n;
+			return n;
+		}
+	}
 	while (!srn_list_empty(&dev->ready)) {
 		struct srn_qp *qp = srn_container_of(dev->ready.next, struct srn_qp, ready);
 		srn_list_del(&qp->ready);
@@ -449,6 +490,8 @@ ssize_t srn_dev_send(struct srn_dev *dev, uint8_t *buf, size_t cap,
 
 bool srn_dev_has_output(const struct srn_dev *dev)
 {
+	if (dev->cc && dev->cc->ans_n)
+		return true;
 	for (const struct srn_list *l = dev->ready.next; l != &dev->ready; l = l->next)
 		if (srn_qp_has_output(srn_container_of(l, const struct srn_qp, ready)))
 			return true;
@@ -460,16 +503,20 @@ bool srn_dev_has_output(const struct srn_dev *dev)
 
 srn_ts srn_dev_expiry(const struct srn_dev *dev)
 {
-	return dev->timers.n ? dev->timers.h[0]->deadline : SRN_TS_NEVER;
+	srn_ts t = dev->timers.n ? dev->timers.h[0]->deadline : SRN_TS_NEVER;
+	srn_ts c = srn_cong_expiry(dev);    /* the CC engine's processors */
+	return c < t ? c : t;
 }
 
 void srn_dev_handle_expiry(struct srn_dev *dev, srn_ts now)
 {
 	srn_dev_tick(dev, now);
+	srn_cong_handle_expiry(dev, now);
 	while (dev->timers.n && dev->timers.h[0]->deadline <= now) {
 		struct srn_timer *t = dev->timers.h[0];
 		srn_timer_cancel(dev, t);
-		srn_req_on_timer(t->qp, t->kind, now);
+		if (t->kind != SRN_TIMER_PACE)      /* a pace timer only reschedules */
+			srn_req_on_timer(t->qp, t->kind, now);
 		srn_qp_sched(t->qp);
 	}
 }

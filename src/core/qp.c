@@ -124,7 +124,9 @@ bool srn_qp_has_output(const struct srn_qp *qp)
 		return true;
 	if (qp->resp.q_n)
 		return true;
-	return srn_req_can_send(qp);
+	if (qp->cc.probe_pending && (st == SRN_QPS_RTS || st == SRN_QPS_SQD))
+		return true;
+	return srn_req_can_send(qp) && !srn_cong_held(qp);
 }
 
 struct srn_qp *srn_qp_lookup(struct srn_dev *dev, uint32_t qpn)
@@ -303,6 +305,7 @@ int srn_qp_new(struct srn_dev *dev, const struct srn_qp_init *init, struct srn_q
 	srn_list_add_tail(&dev->qps, &qp->node);
 	srn_timer_init(&qp->req.rto, qp, SRN_TIMER_RTO);
 	srn_timer_init(&qp->req.rnr, qp, SRN_TIMER_RNR);
+	srn_cong_qp_init(qp, dev->now);
 	qp->attr.qp_state = SRN_QPS_RESET;
 	qp->attr.path_mtu = init->type == SRN_QPT_UD ? 5 : 3;
 	qp->mtu = init->type == SRN_QPT_UD ? SRN_UD_MTU : srn_mtu_bytes(qp->attr.path_mtu);
@@ -331,6 +334,7 @@ int srn_qp_del(struct srn_qp *qp, srn_ts now)
 	srn_dev_tick(dev, now);
 	srn_timer_cancel(dev, &qp->req.rto);
 	srn_timer_cancel(dev, &qp->req.rnr);
+	srn_cong_qp_del(qp);
 	srn_qp_unsched(qp);
 	srn_list_del(&qp->node);
 	dev->qpt[qp->slot] = NULL;

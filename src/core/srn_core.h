@@ -76,7 +76,11 @@ struct srn_mem {
 	X(DROP_MALFORMED)     X(DROP_BAD_ICRC)     X(DROP_UNKNOWN_QPN)   X(DROP_BAD_SRC) \
 	X(DROP_BAD_STATE)     X(DROP_BAD_OPCODE)   X(DROP_BAD_QKEY)      X(DROP_BAD_PKEY) \
 	X(DROP_BAD_LENGTH)    X(DROP_CQ_OVERFLOW)    X(DROP_RESP_QUEUE_FULL) \
-	X(TX_NAK_RD_ATOMIC_EXC)
+	X(TX_NAK_RD_ATOMIC_EXC) \
+	X(CC_EVENTS)          X(CC_EVENT_DROPS)    X(CC_RATE_UPDATES)    X(CC_RATE_STALE) \
+	X(CC_PACE_WAITS)      X(CC_RATE_KBPS_LAST) X(CC_ALGO_SWAPS) \
+	X(TX_RTT_PROBES)      X(RX_RTT_PROBES)     X(TX_RTT_RESPONSES)   X(RX_RTT_RESPONSES) \
+	X(DROP_RTT_PROBE)
 
 enum srn_ctr {
 #define SRN_CTR_ENUM(n) SRN_CTR_##n,
@@ -156,6 +160,9 @@ struct srn_pkt_meta {
 /* ------------------------------------------------------------------------ */
 /* Device                                                                     */
 struct srn_dev;
+struct srn_cc_cfg;              /* src/core/cc/srn_cc.h */
+struct srn_cc_engine;
+struct softrnic_cc_algo;        /* include/softrnic/cc_algo.h */
 struct srn_qp;
 struct srn_cq;
 struct srn_srq;
@@ -184,8 +191,27 @@ struct srn_dev_cfg {
 	 * message larger than the limit is still sent when nothing else is
 	 * outstanding. Never more than 2^23 (PSN-04). 0 = default 1024. */
 	uint32_t max_inflight_pkts;
+	/* Congestion control (CC-01..CC-13, docs/cc.md "In the transport").
+	 * NULL (the default): none - no engine, no pacing, no RTT probes (a
+	 * probe packet is dropped as an unknown opcode); the notification point
+	 * (CNP on ECN-CE) works either way. Otherwise the device creates one
+	 * srn_cc engine with a copy of *cc (cc->algo: DCQCN, TIMELY or a loaded
+	 * algorithm; srn_dev_cc_cfg_default fills a device-sized one), every RC
+	 * and UC QP is a flow (flow ID = its QPN) paced at the rate the engine
+	 * gives it, and the device answers and sends RTT probes. */
+	const struct srn_cc_cfg *cc;
+	uint32_t cc_wire_overhead;    /* bytes per packet the pacer adds for the headers
+				       * below the BTH; 0 = 28 (IPv4 + UDP) */
+	uint32_t cc_burst_bytes;      /* pacer bucket; 0 = one full-MTU packet */
 };
 void srn_dev_cfg_default(struct srn_dev_cfg *cfg);
+/* An engine configuration for a device: srn_cc_cfg_default with the
+ * processors instantaneous (cycle, processor and context-miss times 0, so
+ * every event is handled within the call that posts it), 8 processors, a
+ * 64-line context cache, a backing store of max_qp flows, the given line
+ * rate (default rate of new flows = line rate) and algorithm. */
+void srn_dev_cc_cfg_default(struct srn_cc_cfg *cc, const struct softrnic_cc_algo *algo,
+			    uint32_t max_qp, uint32_t line_rate_kbps);
 
 int  srn_dev_new(struct srn_dev **out, const struct srn_dev_cfg *cfg);
 void srn_dev_del(struct srn_dev *dev);   /* frees every object still in it */
@@ -208,6 +234,14 @@ bool srn_dev_has_output(const struct srn_dev *dev);
 /* Timers: earliest deadline of any timer in the device (SRN_TS_NEVER if none). */
 srn_ts srn_dev_expiry(const struct srn_dev *dev);
 void   srn_dev_handle_expiry(struct srn_dev *dev, srn_ts now);
+
+/* Congestion control of a device created with cfg.cc (NULL otherwise). */
+const struct srn_cc_engine *srn_dev_cc_engine(const struct srn_dev *dev);
+/* Swap the algorithm while the device runs (CC-14; srn_cc_set_algo): every
+ * flow is re-initialised by the new algorithm at its next event.
+ * SRN_ESTATE if the device has no congestion control, SRN_EINVAL for an
+ * algorithm the engine refuses (the old one keeps running). */
+int srn_dev_cc_set_algo(struct srn_dev *dev, const struct softrnic_cc_algo *algo, srn_ts now);
 
 /* Counters (array of SRN_CTR_MAX). */
 const uint64_t *srn_dev_counters(const struct srn_dev *dev);
@@ -331,6 +365,8 @@ int  srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *attr, uint32_t m
 void srn_qp_query(const struct srn_qp *qp, struct srn_qp_attr *attr);
 int  srn_qp_del(struct srn_qp *qp, srn_ts now);  /* QPN enters time-wait (PSN-19) */
 uint32_t srn_qp_num(const struct srn_qp *qp);
+/* rate (kbit/s) the QP's pacer runs at; 0 if the QP is not paced (CC off, UD) */
+uint32_t srn_qp_cc_rate(const struct srn_qp *qp);
 enum srn_qp_state srn_qp_state(const struct srn_qp *qp);
 void *srn_qp_user(const struct srn_qp *qp);
 

@@ -42,6 +42,14 @@ void srn_cc_cfg_default(struct srn_cc_cfg *cfg)
 		cfg->type_class[t] = map[t];
 }
 
+static int algo_check(const struct softrnic_cc_algo *a)
+{
+	if (!a || a->abi_version != SOFTRNIC_CC_ABI_VERSION || a->ctx_size > SOFTRNIC_CC_CTX_SIZE ||
+	    !a->on_event)
+		return SRN_EINVAL;
+	return 0;
+}
+
 static int cfg_check(const struct srn_cc_cfg *c)
 {
 	if (c->n_procs == 0 || c->n_procs > SRN_CC_MAX_PROCS)
@@ -66,11 +74,7 @@ static int cfg_check(const struct srn_cc_cfg *c)
 	if (c->line_rate_kbps == 0 || c->min_rate_kbps > c->line_rate_kbps ||
 	    c->default_rate_kbps < c->min_rate_kbps || c->default_rate_kbps > c->line_rate_kbps)
 		return SRN_EINVAL;
-	const struct softrnic_cc_algo *a = c->algo;
-	if (!a || a->abi_version != SOFTRNIC_CC_ABI_VERSION || a->ctx_size > SOFTRNIC_CC_CTX_SIZE ||
-	    !a->on_event)
-		return SRN_EINVAL;
-	return 0;
+	return algo_check(c->algo);
 }
 
 static void *alloc(const struct srn_mem *m, size_t n, size_t size)
@@ -258,6 +262,18 @@ int srn_cc_fw_set_rate(struct srn_cc_engine *eng, uint32_t flow_id, uint32_t rat
 	eng->ctr[SRN_CC_CTR_FW_RATE_SETS]++;
 	return 0;
 }
+
+int srn_cc_set_algo(struct srn_cc_engine *eng, const struct softrnic_cc_algo *algo)
+{
+	if (!eng || algo_check(algo))
+		return SRN_EINVAL;
+	eng->cfg.algo = algo;
+	eng->algo_gen++;
+	eng->ctr[SRN_CC_CTR_ALGO_SWAPS]++;
+	return 0;
+}
+
+const struct softrnic_cc_algo *srn_cc_algo(const struct srn_cc_engine *eng) { return eng->cfg.algo; }
 
 int srn_cc_set_type_class(struct srn_cc_engine *eng, unsigned type, unsigned class_id)
 {

@@ -53,6 +53,7 @@ struct srn_cc_flow_rec {
 	struct softrnic_cc_ctx ctx;
 	uint32_t flow_id;
 	uint32_t rate_kbps;
+	uint32_t algo_gen;          /* engine's algo_gen when the context was initialised */
 };
 struct srn_cc_cline {               /* one cache line */
 	struct srn_cc_flow_rec rec;
@@ -128,6 +129,7 @@ struct srn_cc_engine {
 	struct srn_cc_rate_update *rq;       /* rate-update FIFO */
 	uint32_t rq_head, rq_count;
 
+	uint32_t algo_gen;                   /* bumped by srn_cc_set_algo (CC-14) */
 	srn_ts sel_free, arb_free;           /* next cycle the selector / arbiter may act */
 	srn_ts now;                          /* latest time seen */
 };

@@ -214,6 +214,13 @@ static void grant(struct srn_cc_engine *e, uint32_t s, srn_ts t)
 	struct srn_cc_flow_rec *rec = &e->cs.cache[line].rec;
 	p->res = (struct softrnic_cc_result){ .rate_kbps = rec->rate_kbps };
 	p->publish = false;
+	if (src != SRN_CC_CTX_NEW && rec->algo_gen != e->algo_gen) {
+		/* written by an algorithm swapped out since (CC-14): start over */
+		rec->ctx = (struct softrnic_cc_ctx){ 0 };
+		src = SRN_CC_CTX_NEW;
+		e->ctr[SRN_CC_CTR_CTX_REINITS]++;
+	}
+	rec->algo_gen = e->algo_gen;
 	if (src == SRN_CC_CTX_NEW) {
 		/* CC-11: default rate, and ask for an RTT probe */
 		p->res.rate_kbps = e->cfg.default_rate_kbps;

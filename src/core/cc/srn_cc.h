@@ -150,7 +150,7 @@ void srn_cc_cfg_default(struct srn_cc_cfg *cfg);
 	X(NEW_FLOWS)        X(CTX_STORE_FULL) \
 	X(RATE_UPDATES)     X(RATE_FIFO_STALLS)  X(RATE_CLAMPED)      X(RTT_REQUESTS) \
 	X(FW_OVERRIDES)     X(FW_RELEASES)       X(FW_RATE_SETS)      X(BAD_SIGNALS) \
-	X(DONE_IGNORED)
+	X(DONE_IGNORED)     X(ALGO_SWAPS)        X(CTX_REINITS)
 
 enum srn_cc_ctr {
 #define SRN_CC_CTR_ENUM(n) SRN_CC_CTR_##n,
@@ -199,6 +199,17 @@ int srn_cc_fw_release(struct srn_cc_engine *eng, uint32_t proc, srn_ts now);
  * the rate-update FIFO. SRN_ENOMEM if the FIFO is full. */
 int srn_cc_fw_set_rate(struct srn_cc_engine *eng, uint32_t flow_id, uint32_t rate_kbps,
 		       bool rtt_request, srn_ts now);
+
+/* Replace the algorithm while the engine runs (CC-14). The algorithm is
+ * checked as at creation (ABI version, context size, on_event): SRN_EINVAL
+ * and the old one stays. On success the new one is called for every run
+ * from now on; each flow's context is re-initialised at its next run as a
+ * new flow's (zeroed, default rate, RTT request, the new algorithm's init):
+ * contexts written by the old algorithm are never handed to the new one.
+ * O(1): the contexts are marked stale by a generation number, not walked.
+ * Processor runs already granted finish with the results they computed. */
+int srn_cc_set_algo(struct srn_cc_engine *eng, const struct softrnic_cc_algo *algo);
+const struct softrnic_cc_algo *srn_cc_algo(const struct srn_cc_engine *eng);
 
 /* FW programs the type-to-class table (CC-04). */
 int srn_cc_set_type_class(struct srn_cc_engine *eng, unsigned type, unsigned class_id);
