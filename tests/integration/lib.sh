@@ -25,13 +25,21 @@ finish() {
 	exit $?
 }
 
+# Each test script gets its own pair of loopback addresses, so scripts can
+# run at the same time (ctest -j, or several developers' runs on one host):
+# the server (softrnic0) is $SIP = 127.0.X.1, the client (softrnic1) $CIP =
+# 127.0.X.2, X derived from the script's name. All of 127/8 is loopback.
+_net=$(( $(basename "$0" | cksum | cut -d' ' -f1) % 200 + 20 ))
+SIP=127.0.$_net.1
+CIP=127.0.$_net.2
+
 # A free TCP port for out-of-band exchanges (pingpong's -p).
 NEXT_PORT=$(( 20000 + (RANDOM % 20000) ))
 port() { NEXT_PORT=$((NEXT_PORT + 1)); echo $NEXT_PORT; }
 
 # run_pair NAME TIMEOUT SERVER_CMD... -- CLIENT_CMD...
-# Runs the server under `softrnic run` as softrnic0 on 127.0.0.1 and the
-# client as softrnic1 on 127.0.0.2, both bounded by TIMEOUT seconds. Output goes
+# Runs the server under `softrnic run` as softrnic0 on $SIP and the
+# client as softrnic1 on $CIP, both bounded by TIMEOUT seconds. Output goes
 # to $TMP/NAME.{server,client}.log. Succeeds when both exit 0.
 run_pair() {
 	local name=$1 to=$2; shift 2
@@ -39,13 +47,13 @@ run_pair() {
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do scmd+=("$1"); shift; done
 	shift
 	ccmd=("$@")
-	timeout -k 5 "$to" "$SOFTRNIC" run --name softrnic0 --ip 127.0.0.1 -- "${scmd[@]}" \
+	timeout -k 5 "$to" "$SOFTRNIC" run --name softrnic0 --ip "$SIP" -- "${scmd[@]}" \
 		>"$TMP/$name.server.log" 2>&1 &
 	local spid=$!
 	sleep 0.3
 	local crc=1 tries=0
 	while :; do
-		timeout -k 5 "$to" "$SOFTRNIC" run --name softrnic1 --ip 127.0.0.2 -- "${ccmd[@]}" \
+		timeout -k 5 "$to" "$SOFTRNIC" run --name softrnic1 --ip "$CIP" -- "${ccmd[@]}" \
 			>"$TMP/$name.client.log" 2>&1
 		crc=$?
 		# the server may not listen yet: retry a refused out-of-band connect

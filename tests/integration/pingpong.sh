@@ -9,7 +9,7 @@ pingpong() {
 	local tag="$prog-s$size$(printf '%s' "$*" | tr -d ' ')"
 	if run_pair "$tag" 300 \
 		"$prog" -d softrnic0 -g 0 -p "$p" -n "$iters" -s "$size" "$@" -- \
-		"$prog" -d softrnic1 -g 0 -p "$p" -n "$iters" -s "$size" "$@" 127.0.0.1; then
+		"$prog" -d softrnic1 -g 0 -p "$p" -n "$iters" -s "$size" "$@" "$SIP"; then
 		# both sides report the exchange; check the iteration count they print
 		if grep -q "$iters iters in" "$TMP/$tag.server.log" && grep -q "$iters iters in" "$TMP/$tag.client.log"; then
 			ok "$tag: both sides completed $iters iterations ($(grep -o '[0-9.]* Mbit/sec' "$TMP/$tag.client.log"))"

@@ -9,7 +9,7 @@ p=$(port)
 t0=$(date +%s.%N)
 if run_pair bulk_xfer 600 \
 	"$BUILD/tests/bulk_xfer" -d softrnic0 -p "$p" -- \
-	"$BUILD/tests/bulk_xfer" -d softrnic1 -p "$p" 127.0.0.1; then
+	"$BUILD/tests/bulk_xfer" -d softrnic1 -p "$p" "$SIP"; then
 	ok "bulk_xfer server and client"
 else
 	fail "bulk_xfer"

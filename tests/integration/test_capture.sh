@@ -16,7 +16,7 @@ for _ in $(seq 50); do grep -q "Capturing on" "$TMP/tshark.log" && break; sleep 
 p=$(port)
 run_pair rdma_ops 120 \
 	env SOFTRNIC_PCAP="$TMP/own.pcap" "$BUILD/tests/rdma_ops" -d softrnic0 -p "$p" -- \
-	"$BUILD/tests/rdma_ops" -d softrnic1 -p "$p" 127.0.0.1
+	"$BUILD/tests/rdma_ops" -d softrnic1 -p "$p" "$SIP"
 check "traffic run succeeded" [ $? -eq 0 ]
 sleep 1
 kill -INT $tpid; wait $tpid

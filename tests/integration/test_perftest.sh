@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 5 "done when": Debian's unmodified perftest binaries run on softrnic
-# between two processes on loopback (server softrnic0 127.0.0.1, client
-# softrnic1 127.0.0.2) with their default options, -a (all message sizes),
+# between two processes on loopback (server softrnic0 on $SIP, client
+# softrnic1 on $CIP, see lib.sh) with their default options, -a (all message sizes),
 # -q 4 (four QPs) and --report_gbits. Small iteration counts: this proves
 # compatibility, it measures nothing (bench/perf_compare.sh does).
 #
@@ -29,7 +29,7 @@ run() {
 	local name=$1 prog=$2 stab=$3 rows=$4; shift 4
 	local p
 	p=$(port)
-	if run_pair "$name" 120 "$prog" -p "$p" "$@" -- "$prog" -p "$p" "$@" 127.0.0.1; then
+	if run_pair "$name" 120 "$prog" -p "$p" "$@" -- "$prog" -p "$p" "$@" "$SIP"; then
 		ok "$name: both sides exit 0"
 	else
 		fail "$name: both sides exit 0"
@@ -51,7 +51,7 @@ run() {
 # rejected NAME PROGRAM MESSAGE ARGS...: perftest's own parser refuses ARGS
 rejected() {
 	local name=$1 prog=$2 msg=$3; shift 3
-	timeout 30 "$SOFTRNIC" run --name softrnic1 --ip 127.0.0.2 -- "$prog" "$@" 127.0.0.1 \
+	timeout 30 "$SOFTRNIC" run --name softrnic1 --ip "$CIP" -- "$prog" "$@" "$SIP" \
 		>"$TMP/$name.log" 2>&1
 	local rc=$?
 	if [ $rc -ne 0 ] && grep -q "$msg" "$TMP/$name.log"; then

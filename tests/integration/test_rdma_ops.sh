@@ -9,7 +9,7 @@
 p=$(port)
 if run_pair rdma_ops 120 \
 	"$BUILD/tests/rdma_ops" -d softrnic0 -p "$p" -- \
-	"$BUILD/tests/rdma_ops" -d softrnic1 -p "$p" 127.0.0.1; then
+	"$BUILD/tests/rdma_ops" -d softrnic1 -p "$p" "$SIP"; then
 	ok "rdma_ops server and client"
 else
 	fail "rdma_ops"

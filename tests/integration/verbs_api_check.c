@@ -4,7 +4,7 @@
  *
  * Built against Debian's <infiniband/verbs.h> and linked to libibverbs.so.1;
  * test_verbs_api.sh runs it with LD_LIBRARY_PATH pointing at softrnic's
- * library and SOFTRNIC_DEVICES=softrnic0=127.0.0.1. Every test asserts
+ * library and SOFTRNIC_DEVICES=softrnic0=127.0.19.1. Every test asserts
  * errno values, object state and data; the program prints
  * "N passed, N failed" and exits non-zero on any failure.
  *
@@ -36,7 +36,7 @@ static int g_failed_checks, g_passed, g_failed;
 	g_failed_checks++; return; } } while (0)
 
 /* ------------------------------------------------------------------------ */
-/* shared fixture: device softrnic0 on 127.0.0.1                              */
+/* shared fixture: device softrnic0 on 127.0.19.1                             */
 
 static struct ibv_context *ctx;
 static struct ibv_device_attr dattr;
@@ -170,7 +170,7 @@ static void test_v01_v02_device_list_open_query(void)
 	struct ibv_device_attr_ex dx;
 	__be16 pkey;
 	struct in_addr ip;
-	uint8_t want[16] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff,127,0,0,1 };
+	uint8_t want[16] = { 0,0,0,0,0,0,0,0,0,0,0xff,0xff,127,0,19,1 };
 
 	REQUIRE(l);
 	CHECK_EQ(n, 1);
@@ -215,7 +215,7 @@ static void test_v01_v02_device_list_open_query(void)
 
 	/* V-05: the extension header */
 	CHECK_EQ(softrnic_device_ip(ctx, &ip), 0);
-	CHECK_EQ(ip.s_addr, htonl(0x7f000001));
+	CHECK_EQ(ip.s_addr, htonl(0x7f001301));
 	CHECK(softrnic_num_counters() > 0);
 	CHECK(softrnic_counter_name(0) && !strcmp(softrnic_counter_name(0), "tx_pkts"));
 	CHECK(softrnic_counter_name(softrnic_num_counters()) == NULL);
@@ -967,8 +967,8 @@ static void test_v03_ud_loopback_grh_and_ah_from_wc(void)
 		/* RoCEv2/IPv4: IPv4 header at bytes 20..39 of the GRH area */
 		CHECK_EQ(rbuf[20] >> 4, 4);
 		CHECK_EQ(rbuf[29], 17);
-		CHECK(!memcmp(rbuf + 32, "\x7f\x00\x00\x01", 4));
-		CHECK(!memcmp(rbuf + 36, "\x7f\x00\x00\x01", 4));
+		CHECK(!memcmp(rbuf + 32, "\x7f\x00\x13\x01", 4));
+		CHECK(!memcmp(rbuf + 36, "\x7f\x00\x13\x01", 4));
 		CHECK_EQ(ibv_init_ah_from_wc(ctx, 1, &rw, (struct ibv_grh *)rbuf, &aa), 0);
 		CHECK(aa.is_global);
 		CHECK(!memcmp(aa.grh.dgid.raw, gid0.raw, 16));
