@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sim_int.h"
+#include "core/cc/srn_cc.h"
 
 static void *mem_calloc(size_t n, size_t size, void *user)
 {
@@ -107,6 +108,24 @@ int srn_sim_host_init(struct srn_sim *sim, uint32_t h, char *err, size_t errlen)
 		cfg.ack_coalesce = sc->ack_coalesce;
 	cfg.mem.calloc = mem_calloc;
 	cfg.mem.free = mem_free;
+	/* congestion control: the device's own engine, paced at the uplink's
+	 * rate; the pacer counts IPv4 bytes as the links do (28 bytes of IPv4
+	 * and UDP header per packet) */
+	static const struct softrnic_cc_algo *const algos[SRN_SIM_CC_N] = {
+		[SRN_SIM_CC_DCQCN] = &srn_cc_algo_dcqcn,
+		[SRN_SIM_CC_DCQCN_PAPER] = &srn_cc_algo_dcqcn_paper,
+		[SRN_SIM_CC_TIMELY] = &srn_cc_algo_timely,
+		[SRN_SIM_CC_TIMELY_SEG] = &srn_cc_algo_timely_seg,
+	};
+	struct srn_cc_cfg cc;
+	if (sc->cc != SRN_SIM_CC_NONE) {
+		uint64_t kbps = up.rate_bps / 1000;
+		srn_dev_cc_cfg_default(&cc, algos[sc->cc], cfg.max_qp,
+				       kbps > UINT32_MAX ? UINT32_MAX : (uint32_t)kbps);
+		cc.seed = sc->seed * 1000003u + h;
+		cfg.cc = &cc;
+		cfg.cc_wire_overhead = SRN_SIM_HDR;
+	}
 	int rc = srn_dev_new(&hs->dev, &cfg);
 	if (rc) {
 		snprintf(err, errlen, "host %u: srn_dev_new: %s", h, srn_strerror(rc));

@@ -22,7 +22,8 @@
 
 #include "sim_int.h"
 
-const char *const srn_sim_cc_names[1] = { "none" };
+const char *const srn_sim_cc_names[SRN_SIM_CC_N] = { "none", "dcqcn", "dcqcn-paper", "timely",
+							      "timely-seg" };
 
 static const char *const knob_names[SRN_SIM_K_MAX] = {
 	"rate", "delay", "buffer", "kmin", "kmax", "pmax", "loss",
@@ -300,17 +301,14 @@ static int parse_cc(struct srn_sim_scen *sc, struct tok *t, int n, uint32_t line
 {
 	if (n != 2)
 		return fail(err, errlen, line, t[0].s, t[0].n, "expected 'cc ALGORITHM'");
-	if (teq(&t[1], "none")) {
-		sc->cc = SRN_SIM_CC_NONE;
-		return 0;
+	for (unsigned i = 0; i < SRN_SIM_CC_N; i++) {
+		if (teq(&t[1], srn_sim_cc_names[i])) {
+			sc->cc = (enum srn_sim_cc)i;
+			return 0;
+		}
 	}
-	if (teq(&t[1], "dcqcn") || teq(&t[1], "timely"))
-		return fail(err, errlen, line, t[1].s, t[1].n,
-			    "not available in this build: the core has no congestion-control "
-			    "setting yet (struct srn_dev_cfg has no field selecting a CC "
-			    "algorithm; the engine in src/core/cc is not wired into the "
-			    "transport), so hosts can only run 'cc none'");
-	return fail(err, errlen, line, t[1].s, t[1].n, "unknown algorithm (none, dcqcn, timely)");
+	return fail(err, errlen, line, t[1].s, t[1].n,
+		    "unknown algorithm (none, dcqcn, dcqcn-paper, timely, timely-seg)");
 }
 
 int srn_sim_scen_parse_line(struct srn_sim_scen *sc, const char *s, size_t len, uint32_t line,

@@ -76,8 +76,16 @@ struct srn_sim_flow_cfg {
 	uint32_t line;          /* scenario line (for messages) */
 };
 
-enum srn_sim_cc { SRN_SIM_CC_NONE = 0 };
-extern const char *const srn_sim_cc_names[1];
+/* congestion control of every host's device (srn_dev_cfg.cc) */
+enum srn_sim_cc {
+	SRN_SIM_CC_NONE = 0,
+	SRN_SIM_CC_DCQCN,          /* DCQCN, ConnectX default parameters */
+	SRN_SIM_CC_DCQCN_PAPER,    /* DCQCN, SIGCOMM'15 parameters */
+	SRN_SIM_CC_TIMELY,         /* TIMELY, SIGCOMM'15 parameters, RTT probes */
+	SRN_SIM_CC_TIMELY_SEG,     /* the same, one RTT sample per 64 KB sent */
+	SRN_SIM_CC_N
+};
+extern const char *const srn_sim_cc_names[SRN_SIM_CC_N];
 
 #define SRN_SIM_MAX_HOSTS 1024u
 #define SRN_SIM_MAX_FLOWS 4096u

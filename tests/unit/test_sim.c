@@ -196,9 +196,6 @@ SRN_TEST(test_cc_16_scenario_bad_names_line_and_token)
 	expect_bad("hosts 3\nflow 1 -> 0\nduration ten\n", "line 3", "'ten'");
 	expect_bad("hosts 3\nbogus 1\n", "line 2", "'bogus'");
 	expect_bad("hosts 3\nhosts 4\n", "line 2", "twice");
-	expect_bad("hosts 3\nflow 1 -> 0\ncc dcqcn\n", "line 3",
-		   "not available in this build: the core has no congestion-control setting");
-	expect_bad("hosts 3\nflow 1 -> 0\ncc timely\n", "'timely'", "struct srn_dev_cfg");
 	expect_bad("hosts 3\nflow 1 -> 0\ncc cubic\n", "'cubic'", "unknown algorithm");
 	expect_bad("hosts 3\n", "no 'flow'", NULL);
 	expect_bad("hosts 3\nflow 1 -> 0\nlink 0 kmin=9k kmax=5k\n", "kmin", "kmax");

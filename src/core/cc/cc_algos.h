@@ -63,8 +63,12 @@ struct srn_cc_timely_params {
 	uint32_t hai_n;               /* N: negative gradients in a row before HAI, and the step multiplier */
 	uint64_t probe_timeout_ns;    /* ask again if a probe got no answer */
 	uint8_t  fast_start;          /* first sample below t_low: jump to line rate */
+	uint32_t seg_bytes;           /* 0: next probe as soon as an answer arrives (one
+				       * sample per RTT); else one sample per seg_bytes
+				       * sent, as TIMELY samples once per completed segment */
 };
 extern const struct srn_cc_timely_params srn_cc_timely_params_paper;
+extern const struct srn_cc_timely_params srn_cc_timely_params_seg;   /* + 64 KB segments */
 void srn_cc_timely_init(struct softrnic_cc_ctx *ctx, const struct softrnic_cc_flow_info *fi,
 			struct softrnic_cc_result *res);
 void srn_cc_timely_event(struct softrnic_cc_ctx *ctx, const struct softrnic_cc_event *ev,
@@ -80,6 +84,7 @@ struct srn_cc_timely_ctx {
 	uint32_t samples;
 	uint8_t  waiting;             /* a probe is outstanding */
 	uint8_t  pad[7];
+	uint64_t seg_sent;            /* bytes sent since the last sample (seg_bytes) */
 };
 
 #endif /* SRN_CC_ALGOS_H */

@@ -30,3 +30,12 @@ const struct softrnic_cc_algo srn_cc_algo_timely = {
 	.on_event = srn_cc_timely_event,
 	.params = &srn_cc_timely_params_paper,
 };
+
+const struct softrnic_cc_algo srn_cc_algo_timely_seg = {
+	.abi_version = SOFTRNIC_CC_ABI_VERSION,
+	.ctx_size = sizeof(struct srn_cc_timely_ctx),
+	.name = "timely-seg",
+	.init = srn_cc_timely_init,
+	.on_event = srn_cc_timely_event,
+	.params = &srn_cc_timely_params_seg,
+};

@@ -31,6 +31,23 @@ const struct srn_cc_timely_params srn_cc_timely_params_paper = {
 	.hai_n = 5,
 	.probe_timeout_ns = 1000 * US,   /* softrnic choice */
 	.fast_start = 1,                 /* softrnic choice (CC-11) */
+	.seg_bytes = 0,
+};
+
+/* The paper's sampling: one RTT sample per completed 64 KB segment, so a
+ * flow is updated in proportion to its rate (the property behind the
+ * unfairness Zhu et al. analyse, CoNEXT'16) */
+const struct srn_cc_timely_params srn_cc_timely_params_seg = {
+	.t_low_ns = 50 * US,
+	.t_high_ns = 500 * US,
+	.min_rtt_ns = 20 * US,
+	.add_step_kbps = 10 * 1000,
+	.beta_q10 = 819,
+	.ewma_alpha_q10 = 896,
+	.hai_n = 5,
+	.probe_timeout_ns = 1000 * US,
+	.fast_start = 1,
+	.seg_bytes = 64 * 1024,
 };
 
 static uint32_t add_rate(uint32_t rate, uint64_t add, uint32_t line)
@@ -113,9 +130,24 @@ void srn_cc_timely_event(struct softrnic_cc_ctx *ctx, const struct softrnic_cc_e
 	    ev->rtt_t4 - ev->rtt_t1 > ev->rtt_t3 - ev->rtt_t2) {
 		uint64_t rtt = (ev->rtt_t4 - ev->rtt_t1) - (ev->rtt_t3 - ev->rtt_t2);
 		res->rate_kbps = on_sample(t, p, rtt, res->rate_kbps, ev);
+		if (p->seg_bytes) {
+			t->waiting = 0;         /* next sample after seg_bytes more */
+			t->seg_sent = 0;
+			return;
+		}
 		res->rtt_request = 1;   /* keep one probe in flight */
 		t->waiting = 1;
 		t->last_req_ts = ev->now;
+		return;
+	}
+	if (p->seg_bytes && !t->waiting) {
+		t->seg_sent += ev->bytes;       /* TX / RTT_SENT bytes (0 for others) */
+		if (t->seg_sent >= p->seg_bytes) {
+			res->rtt_request = 1;
+			t->waiting = 1;
+			t->last_req_ts = ev->now;
+			t->seg_sent = 0;
+		}
 		return;
 	}
 	if (t->waiting && ev->now - t->last_req_ts >= p->probe_timeout_ns) {

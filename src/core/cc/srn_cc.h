@@ -289,5 +289,6 @@ uint32_t srn_cc_flow_hash(uint32_t flow_id);
 extern const struct softrnic_cc_algo srn_cc_algo_dcqcn;        /* ConnectX defaults */
 extern const struct softrnic_cc_algo srn_cc_algo_dcqcn_paper;  /* SIGCOMM'15 set */
 extern const struct softrnic_cc_algo srn_cc_algo_timely;       /* SIGCOMM'15 set */
+extern const struct softrnic_cc_algo srn_cc_algo_timely_seg;   /* + one sample per 64 KB */
 
 #endif /* SRN_CC_H */
