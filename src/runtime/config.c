@@ -8,6 +8,8 @@
  *   default: softrnic0 on 127.0.0.1
  * SOFTRNIC_PCAP=path captures every device of the process; with several
  * devices ".NAME" is appended to the path.
+ * SOFTRNIC_FABRIC=ADDR:PORT puts every device of the process behind the
+ * fabric emulator (`softrnic fabric`) listening on that UDP address.
  *
  * Names: 1..63 characters of [A-Za-z0-9_.-]; names and addresses must be
  * unique. Errors are reported on stderr as "softrnic: <source>: <problem>"
@@ -275,6 +277,33 @@ out:
 	return ret;
 }
 
+int srn_rt_config_parse_fabric(const char *s, const char *what, struct sockaddr_in *sa)
+{
+	char host[INET_ADDRSTRLEN + 1];
+	const char *colon = s ? strrchr(s, ':') : NULL;
+	char *end;
+
+	memset(sa, 0, sizeof *sa);
+	if (!colon || (size_t)(colon - s) >= sizeof host || !colon[1])
+		goto bad;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = 0;
+	errno = 0;
+	unsigned long port = strtoul(colon + 1, &end, 10);
+	if (*end || errno || port == 0 || port > 65535 || !isdigit((unsigned char)colon[1]))
+		goto bad;
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons((uint16_t)port);
+	if (inet_pton(AF_INET, host, &sa->sin_addr) != 1)
+		goto bad;
+	return 0;
+bad:
+	memset(sa, 0, sizeof *sa);
+	fprintf(stderr, "softrnic: %s: \"%s\" is not an IPv4 ADDR:PORT (e.g. 127.0.0.1:4790)\n",
+		what, s ? s : "");
+	return -1;
+}
+
 int srn_rt_config_load(struct srn_rt_devcfg *out, int max)
 {
 	const char *devs = getenv("SOFTRNIC_DEVICES");
@@ -307,6 +336,14 @@ int srn_rt_config_load(struct srn_rt_devcfg *out, int max)
 				return -1;
 			}
 		}
+	}
+	const char *fab = getenv("SOFTRNIC_FABRIC");
+	if (fab && *fab) {
+		struct sockaddr_in sa;
+		if (srn_rt_config_parse_fabric(fab, "SOFTRNIC_FABRIC", &sa) < 0)
+			return -1;
+		for (int i = 0; i < n; i++)
+			out[i].fabric = sa;
 	}
 	return n;
 }

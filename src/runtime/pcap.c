@@ -2,8 +2,8 @@
  * pcap.c - packet capture of a runtime device (SOFTRNIC_PCAP / devcfg.pcap_path).
  *
  * The kernel adds the IP and UDP headers, so the capture synthesises them
- * exactly as the kernel sends them (IPv4, IHL 5, TOS = DSCP|ECN of the
- * packet, DF set, identification 0 - see udp.c -, TTL, protocol UDP, a
+ * exactly as the kernel sends them (ipv4.c: IPv4, IHL 5, TOS = DSCP|ECN of
+ * the packet, DF set, identification 0 - see udp.c -, TTL, protocol UDP, a
  * correct header checksum; UDP ports and length with a zero checksum, which
  * RoCEv2 allows) behind an Ethernet header with locally administered MACs
  * derived from the IP addresses (02:00:a:b:c:d). Written with libpcap as
@@ -33,48 +33,21 @@ void srn_rt_pcap_mac(uint8_t mac[6], const uint8_t ip4[4])
 	memcpy(mac + 2, ip4, 4);
 }
 
-uint16_t srn_rt_ip_csum(const uint8_t *hdr, size_t len)
-{
-	uint32_t sum = 0;
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)srn_get16(hdr + i);
-	if (len & 1)
-		sum += (uint32_t)hdr[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 size_t srn_rt_pcap_frame(uint8_t *out, size_t cap, const struct srn_ip_info *ip,
 			 const uint8_t *pkt, size_t len)
 {
 	size_t total = SRN_RT_FRAME_HDR + len;
 	if (total > cap || 20 + 8 + len > 0xffff)
 		return 0;
-	uint8_t *eth = out, *iph = out + 14, *udp = out + 34;
+	uint8_t *eth = out;
 
 	/* Ethernet */
 	srn_rt_pcap_mac(eth, ip->dst + 12);
 	srn_rt_pcap_mac(eth + 6, ip->src + 12);
 	srn_put16(eth + 12, 0x0800);
-	/* IPv4 */
-	iph[0] = 0x45;
-	iph[1] = ip->tos;
-	srn_put16(iph + 2, (uint16_t)(20 + 8 + len));
-	srn_put16(iph + 4, ip->ip_id);
-	srn_put16(iph + 6, ip->df ? 0x4000 : 0);
-	iph[8] = ip->ttl ? ip->ttl : 64;
-	iph[9] = 17;
-	srn_put16(iph + 10, 0);
-	memcpy(iph + 12, ip->src + 12, 4);
-	memcpy(iph + 16, ip->dst + 12, 4);
-	srn_put16(iph + 10, srn_rt_ip_csum(iph, 20));
-	/* UDP */
-	srn_put16(udp, ip->sport);
-	srn_put16(udp + 2, ip->dport);
-	srn_put16(udp + 4, (uint16_t)(8 + len));
-	srn_put16(udp + 6, 0);
-	memcpy(udp + 8, pkt, len);
+	/* IPv4 + UDP exactly as the kernel sends them (ipv4.c) */
+	srn_rt_ipv4_udp_write(out + 14, SRN_RT_IPUDP_HDR, ip, len);
+	memcpy(out + SRN_RT_FRAME_HDR, pkt, len);
 	return total;
 }
 

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <arpa/inet.h>
 
 #include "rt_internal.h"
 
@@ -39,10 +40,13 @@
  * receive socket to the application, and post_send may leave a partial
  * transmit batch for the application's next poll (the doorbell). */
 #define APP_POLL_NS      (15ull * 1000)
+/* how long a device behind a fabric waits for the HELLO echo when it opens */
+#define FABRIC_HELLO_MS  3000
 
 /* the runtime's own counters, published after the core's */
 #define RT_COUNTERS(X) X(RX_BATCHES) X(TX_BATCHES) X(RX_TRUNC) X(RX_ERRORS) \
-	X(TX_ERRORS) X(TX_NO_SOCKET) X(WAKEUPS) X(KICKS)
+	X(TX_ERRORS) X(TX_NO_SOCKET) X(WAKEUPS) X(KICKS) \
+	X(RX_BAD_IP) X(RX_NOT_MINE) X(FABRIC_HELLOS)
 enum rt_ctr {
 #define RT_ENUM(n) RT_CTR_##n,
 	RT_COUNTERS(RT_ENUM)
@@ -52,6 +56,10 @@ enum rt_ctr {
 static const char *const rt_ctr_names[RT_CTR_MAX] = {
 	"rt_rx_batches", "rt_tx_batches", "rt_rx_trunc", "rt_rx_errors",
 	"rt_tx_errors", "rt_tx_no_socket", "rt_wakeups", "rt_kicks",
+	/* fabric backend: datagrams that are not a valid IPv4/UDP packet; valid
+	 * ones not addressed to this device (address or UDP port); HELLO echoes
+	 * seen after the attachment */
+	"rt_rx_bad_ip", "rt_rx_not_mine", "rt_fabric_hellos",
 };
 
 struct srn_rt_dev {
@@ -178,6 +186,32 @@ static int rx_round(struct srn_rt_dev *rd)
 		if ((mm->msg_hdr.msg_flags & MSG_TRUNC) || mm->msg_len > SRN_MAX_PKT) {
 			rd->rt_ctr[RT_CTR_RX_TRUNC]++;
 			srn_dev_counters_mut(rd->core)[SRN_CTR_DROP_MALFORMED]++;
+			continue;
+		}
+		if (rd->udp.fabric) {
+			/* a whole IPv4 packet from the fabric: its real header
+			 * gives addresses, ports, ECN, TTL and ID */
+			size_t off = 0;
+			int plen = srn_rt_ipv4_udp_parse(pkt, mm->msg_len, &meta, &off);
+			if (plen == SRN_RT_IP_HELLO) {
+				rd->rt_ctr[RT_CTR_FABRIC_HELLOS]++;
+				continue;
+			}
+			if (plen < 0) {
+				rd->rt_ctr[RT_CTR_RX_BAD_IP]++;
+				srn_dev_counters_mut(rd->core)[SRN_CTR_DROP_MALFORMED]++;
+				continue;
+			}
+			if (memcmp(meta.dst_gid + 12, &rd->cfg.ip.s_addr, 4) != 0 ||
+			    meta.dport != rd->udp.port) {
+				rd->rt_ctr[RT_CTR_RX_NOT_MINE]++;
+				srn_dev_counters_mut(rd->core)[SRN_CTR_DROP_MALFORMED]++;
+				continue;
+			}
+			pkt += off;
+			if (rd->pcap)
+				pcap_packet(rd, &meta, pkt, (size_t)plen);
+			(void)srn_dev_recv(rd->core, pkt, (size_t)plen, &meta, now);
 			continue;
 		}
 		srn_rt_udp_rx_meta(&rd->udp, &rd->rx, i, &meta);
@@ -455,8 +489,23 @@ static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
 	int r;
 	if ((r = srn_rt_rxbatch_init(&rd->rx)) < 0 || (r = srn_rt_txbatch_init(&rd->tx)) < 0)
 		goto fail;
-	if ((r = srn_rt_udp_open(&rd->udp, rd->cfg.ip, rd->cfg.port)) < 0)
+	if (rd->cfg.fabric.sin_port) {
+		if ((r = srn_rt_udp_open_fabric(&rd->udp, rd->cfg.ip, rd->cfg.port,
+						&rd->cfg.fabric)) < 0)
+			goto fail;
+		/* the port is active once the fabric has echoed our HELLO */
+		if ((r = srn_rt_fabric_hello(&rd->udp, FABRIC_HELLO_MS)) < 0) {
+			char a[INET_ADDRSTRLEN];
+			inet_ntop(AF_INET, &rd->cfg.fabric.sin_addr, a, sizeof a);
+			fprintf(stderr, "softrnic: %s: the fabric at %s:%u did not answer HELLO "
+				"within %d ms: %s (is `softrnic fabric --listen %s:%u` running?)\n",
+				rd->cfg.name, a, ntohs(rd->cfg.fabric.sin_port), FABRIC_HELLO_MS,
+				strerror(-r), a, ntohs(rd->cfg.fabric.sin_port));
+			goto fail;
+		}
+	} else if ((r = srn_rt_udp_open(&rd->udp, rd->cfg.ip, rd->cfg.port)) < 0) {
 		goto fail;
+	}
 	rd->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (rd->evfd < 0) {
 		r = -errno;

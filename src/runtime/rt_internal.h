@@ -4,7 +4,9 @@
  *
  *   config.c     srn_rt_config_load, parsing helpers, GUID derivation
  *   clock.c      monotonic / realtime clocks
- *   udp.c        sockets, batched receive (recvmmsg) and send (sendmmsg)
+ *   udp.c        sockets, batched receive (recvmmsg) and send (sendmmsg);
+ *                the fabric backend (whole IPv4 packets to `softrnic fabric`)
+ *   ipv4.c       the IPv4+UDP header as the kernel writes it, and its parser
  *   pcap.c       capture: Ethernet+IPv4+UDP frame synthesis, libpcap dump
  *   stats_shm.c  live counters in /dev/shm (writer side; reader in srn_rt_stats.h)
  *   rt_dev.c     device registry, lock/unlock/progress, progress thread
@@ -29,6 +31,9 @@ int srn_rt_config_parse_list(const char *s, const char *what,
 /* Parse a config file text ("device NAME IP" lines, '#' comments). */
 int srn_rt_config_parse_text(const char *text, const char *what,
 			     struct srn_rt_devcfg *out, int max);
+/* Parse SOFTRNIC_FABRIC's "A.B.C.D:PORT"; 0, or -1 with a message on stderr
+ * prefixed by `what`. */
+int srn_rt_config_parse_fabric(const char *s, const char *what, struct sockaddr_in *sa);
 uint64_t srn_rt_guid_derive(const char *name, struct in_addr ip);
 void srn_rt_gid_from_ip(uint8_t gid[16], struct in_addr ip);
 
@@ -39,6 +44,7 @@ uint64_t srn_rt_realtime_ns(void);
 #define SRN_RT_NSEND     4      /* send sockets = UDP source ports (flow entropy) */
 #define SRN_RT_BATCH     64     /* datagrams per recvmmsg / sendmmsg */
 #define SRN_RT_SOCKBUF   (8 << 20)  /* >= the core's default 1024 packets in flight */
+#define SRN_RT_IPUDP_HDR 28     /* IPv4 (IHL 5) + UDP header (ipv4.c) */
 #define SRN_RT_BUFSZ     (SRN_MAX_PKT + 64) /* > SRN_MAX_PKT so oversize shows as MSG_TRUNC */
 
 struct srn_rt_rxbatch {
@@ -54,6 +60,9 @@ struct srn_rt_rxbatch {
 
 struct srn_rt_txbatch {
 	int n;                          /* packets queued */
+	/* fabric backend: the IPv4+UDP header of each packet (ipv4.c) */
+	uint8_t hdr[SRN_RT_BATCH][SRN_RT_IPUDP_HDR];
+	struct iovec fiov[SRN_RT_BATCH][2];
 	uint8_t *data;                  /* SRN_RT_BATCH * SRN_RT_BUFSZ */
 	size_t len[SRN_RT_BATCH];
 	struct srn_pkt_meta meta[SRN_RT_BATCH];
@@ -66,11 +75,13 @@ struct srn_rt_txbatch {
 };
 
 struct srn_rt_udp {
-	int rx_fd;
-	int tx_fd[SRN_RT_NSEND];
+	int rx_fd;                      /* fabric backend: the one fabric socket */
+	int tx_fd[SRN_RT_NSEND];        /* fabric backend: all -1 */
 	uint16_t sports[SRN_RT_NSEND];  /* host order */
 	struct in_addr ip;
 	uint16_t port;
+	bool fabric;                    /* whole IPv4 packets to/from `softrnic fabric` */
+	struct sockaddr_in fab;         /* the fabric's address */
 };
 
 /* Open the receive socket on ip:port and the send sockets on ip:0.
@@ -81,6 +92,16 @@ int  srn_rt_rxbatch_init(struct srn_rt_rxbatch *b);
 void srn_rt_rxbatch_free(struct srn_rt_rxbatch *b);
 int  srn_rt_txbatch_init(struct srn_rt_txbatch *b);
 void srn_rt_txbatch_free(struct srn_rt_txbatch *b);
+/* Fabric backend (docs/fabric.md, attachment protocol): one UDP socket bound
+ * to ip:0 and connected to the fabric at fab; every packet goes out as a
+ * whole IPv4+UDP+RoCEv2 packet in one datagram. The core's UDP source ports
+ * (sports) are virtual: they are written into the UDP header. Returns 0 or
+ * -errno (with a message on stderr). */
+int  srn_rt_udp_open_fabric(struct srn_rt_udp *u, struct in_addr ip, uint16_t port,
+			    const struct sockaddr_in *fab);
+/* Attach to the fabric: send HELLO every 100 ms until the fabric echoes it,
+ * for at most timeout_ms. 0 or -errno (-ETIMEDOUT, -ECONNREFUSED...). */
+int  srn_rt_fabric_hello(struct srn_rt_udp *u, int timeout_ms);
 /* One non-blocking recvmmsg; returns datagrams received (0 if none), or -errno. */
 int  srn_rt_udp_recv(struct srn_rt_udp *u, struct srn_rt_rxbatch *b);
 /* Fill meta of datagram i from its addresses and control messages. */
@@ -92,13 +113,39 @@ int  srn_rt_udp_sock_of(const struct srn_rt_udp *u, uint16_t sport);
  * socket) and empty b. Returns the number of packets that failed. */
 int  srn_rt_udp_flush(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *batches);
 
+/* ---- ipv4.c ---------------------------------------------------------- */
+#define SRN_RT_HELLO_LEN   20    /* fabric attach: an IPv4 header alone */
+#define SRN_RT_HELLO_PROTO 253   /* its protocol number (RFC 3692 experimental) */
+/* IPv4 header checksum of hdr[0..len) */
+uint16_t srn_rt_ip_csum(const uint8_t *hdr, size_t len);
+/* Write the IPv4 + UDP headers (28 bytes) of a UDP payload of paylen bytes
+ * as the kernel sends it (see ipv4.c); returns 28, or 0 if cap < 28 or the
+ * packet would exceed 65535 bytes. */
+size_t srn_rt_ipv4_udp_write(uint8_t *out, size_t cap, const struct srn_ip_info *ip,
+			     size_t paylen);
+/* The fabric HELLO of a device with address self (docs/fabric.md). */
+void srn_rt_hello_write(uint8_t out[SRN_RT_HELLO_LEN], struct in_addr self);
+/* Parse one datagram d[0..len) holding a whole IPv4 packet. On success fills
+ * m (addresses, UDP ports, ECN/DSCP, TTL, IP ID) and *off (the offset of the
+ * UDP payload) and returns the UDP payload length (>= 0). Otherwise one of: */
+enum {
+	SRN_RT_IP_ETRUNC = -1,   /* shorter than its headers */
+	SRN_RT_IP_EVERSION = -2, /* not IPv4 */
+	SRN_RT_IP_EIHL = -3,     /* IHL < 5 or beyond the datagram */
+	SRN_RT_IP_ELEN = -4,     /* total length != datagram length */
+	SRN_RT_IP_ECSUM = -5,    /* bad header checksum */
+	SRN_RT_IP_EPROTO = -6,   /* not UDP */
+	SRN_RT_IP_EFRAG = -7,    /* a fragment (MF or offset) */
+	SRN_RT_IP_EUDPLEN = -8,  /* UDP length != what the IPv4 header leaves */
+	SRN_RT_IP_HELLO = -9,    /* a fabric HELLO (echo), not a packet */
+};
+int srn_rt_ipv4_udp_parse(const uint8_t *d, size_t len, struct srn_pkt_meta *m, size_t *off);
+
 /* ---- pcap.c ---------------------------------------------------------- */
 #define SRN_RT_FRAME_HDR (14 + 20 + 8)   /* Ethernet + IPv4 + UDP */
 struct srn_rt_pcap;
 /* Synthesised Ethernet MAC of an IPv4 address: 02:00:a:b:c:d (locally administered). */
 void srn_rt_pcap_mac(uint8_t mac[6], const uint8_t ip4[4]);
-/* IPv4 header checksum of hdr[0..len) */
-uint16_t srn_rt_ip_csum(const uint8_t *hdr, size_t len);
 /* Write the full frame for UDP payload pkt[0..len) into out; returns frame
  * length or 0 if cap is too small. */
 size_t srn_rt_pcap_frame(uint8_t *out, size_t cap, const struct srn_ip_info *ip,

@@ -35,6 +35,10 @@ struct srn_rt_devcfg {
 	uint16_t port;                /* UDP port to receive on (default 4791) */
 	char pcap_path[256];          /* "" = no capture */
 	uint64_t guid;                /* node GUID (derived from name+ip) */
+	/* behind a fabric (SOFTRNIC_FABRIC=ADDR:PORT): every packet goes as a
+	 * whole IPv4 packet to `softrnic fabric` at this address; sin_port 0 =
+	 * no fabric (UDP straight to the peer) */
+	struct sockaddr_in fabric;
 };
 
 /*
@@ -44,6 +48,8 @@ struct srn_rt_devcfg {
  *   default: one device "softrnic0" on 127.0.0.1
  * SOFTRNIC_PCAP=path      capture every packet of every device in the process
  *   (with several devices, ".NAME" is appended to the path).
+ * SOFTRNIC_FABRIC=ADDR:PORT  put every device of the process behind the
+ *   fabric emulator listening there (docs/fabric.md, docs/runtime.md).
  */
 int srn_rt_config_load(struct srn_rt_devcfg *out, int max);   /* number of devices */
 

@@ -19,6 +19,17 @@
  * each packet in an IP_TOS (IP_TTL) control message. Send sockets are
  * blocking, so a full socket buffer back-pressures the sender instead of
  * dropping.
+ *
+ * The fabric backend (SOFTRNIC_FABRIC, docs/fabric.md "Attachment
+ * protocol") replaces all of these by one blocking UDP socket bound to IP:0
+ * and connected to the fabric daemon: each packet leaves as one datagram
+ * holding the whole IPv4 + UDP + RoCEv2 packet (the headers of ipv4.c in a
+ * second iovec, so the transmit batch layout is the same in both modes),
+ * and every datagram that arrives holds one IPv4 packet whose headers the
+ * runtime parses itself (rt_dev.c). The socket is connected, so the kernel
+ * delivers only the fabric's datagrams and reports a dead fabric
+ * (ECONNREFUSED). Its UDP source ports are virtual: the core's sports are
+ * fixed numbers that only appear in the inner UDP header.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +39,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/ip.h>
+#include <poll.h>
 
 #include "rt_internal.h"
 
@@ -114,6 +126,91 @@ int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port)
 fail:
 	srn_rt_udp_close(u);
 	return r;
+}
+
+/* the core's (virtual) UDP source ports behind a fabric: 0xC000 + a hash of
+ * the address, 4 consecutive ports, so two devices rarely share them */
+static void fabric_sports(struct srn_rt_udp *u)
+{
+	uint32_t a = ntohl(u->ip.s_addr);
+	uint16_t base = (uint16_t)(0xC000 + ((a * 2654435761u) >> 20) % 0x3ff0);
+	for (int i = 0; i < SRN_RT_NSEND; i++)
+		u->sports[i] = (uint16_t)(base + i);
+}
+
+int srn_rt_udp_open_fabric(struct srn_rt_udp *u, struct in_addr ip, uint16_t port,
+			   const struct sockaddr_in *fab)
+{
+	char a[INET_ADDRSTRLEN], f[INET_ADDRSTRLEN];
+	int r;
+	uint16_t p;
+
+	inet_ntop(AF_INET, &ip, a, sizeof a);
+	inet_ntop(AF_INET, &fab->sin_addr, f, sizeof f);
+	u->rx_fd = -1;
+	for (int i = 0; i < SRN_RT_NSEND; i++)
+		u->tx_fd[i] = -1;
+	u->ip = ip;
+	u->port = port;
+	u->fabric = true;
+	u->fab = *fab;
+	fabric_sports(u);
+
+	/* blocking: a full send buffer back-pressures; receive uses MSG_DONTWAIT */
+	r = make_sock(ip, 0, false, &p);
+	if (r < 0) {
+		fprintf(stderr, "softrnic: cannot bind UDP %s:0 for the fabric: %s%s\n", a,
+			strerror(-r), r == -EADDRNOTAVAIL ? " (address not configured on this host)" : "");
+		return r;
+	}
+	u->rx_fd = r;
+	set_bufs(u->rx_fd, SRN_RT_SOCKBUF, SRN_RT_SOCKBUF);
+	if (connect(u->rx_fd, (const struct sockaddr *)fab, sizeof *fab) < 0) {
+		r = -errno;
+		fprintf(stderr, "softrnic: fabric %s:%u: connect: %s\n", f, ntohs(fab->sin_port),
+			strerror(-r));
+		srn_rt_udp_close(u);
+		return r;
+	}
+	return 0;
+}
+
+static int64_t mono_ms(void)
+{
+	return (int64_t)(srn_rt_now() / 1000000u);
+}
+
+int srn_rt_fabric_hello(struct srn_rt_udp *u, int timeout_ms)
+{
+	uint8_t hello[SRN_RT_HELLO_LEN], in[SRN_RT_BUFSZ];
+	int64_t end = mono_ms() + timeout_ms;
+	int last_err = -ETIMEDOUT;
+
+	srn_rt_hello_write(hello, u->ip);
+	while (mono_ms() < end) {
+		if (send(u->rx_fd, hello, sizeof hello, 0) < 0 && errno != EINTR)
+			last_err = -errno;
+		int64_t resend = mono_ms() + 100;
+		while (mono_ms() < resend) {
+			struct pollfd pfd = { .fd = u->rx_fd, .events = POLLIN };
+			int64_t left = resend - mono_ms();
+			if (poll(&pfd, 1, left > 0 ? (int)left : 0) <= 0)
+				continue;
+			ssize_t n = recv(u->rx_fd, in, sizeof in, MSG_DONTWAIT);
+			if (n < 0) {
+				if (errno != EAGAIN && errno != EINTR) {
+					last_err = -errno;  /* ECONNREFUSED: nobody listens (yet) */
+					usleep(20000);
+				}
+				continue;
+			}
+			/* anything but our echo (a peer's early packet) is dropped:
+			 * the port was not ours before the echo */
+			if (n == (ssize_t)sizeof hello && memcmp(in, hello, sizeof hello) == 0)
+				return 0;
+		}
+	}
+	return last_err;
 }
 
 void srn_rt_udp_close(struct srn_rt_udp *u)
@@ -236,9 +333,50 @@ static void put_int_cmsg(struct cmsghdr *c, int type, int val)
 	memcpy(CMSG_DATA(c), &val, sizeof val);
 }
 
+/* The fabric backend: one datagram per packet, IPv4+UDP header in front, all
+ * in order through the one connected socket. */
+static int flush_fabric(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *batches)
+{
+	int failed = 0, cnt = b->n;
+
+	for (int i = 0; i < cnt; i++) {
+		struct srn_ip_info ip;
+		srn_rt_ipinfo_from_meta(&ip, &b->meta[i]);
+		memcpy(ip.src + 12, &u->ip.s_addr, 4);   /* the port is our address */
+		srn_rt_ipv4_udp_write(b->hdr[i], sizeof b->hdr[i], &ip, b->len[i]);
+		b->fiov[i][0].iov_base = b->hdr[i];
+		b->fiov[i][0].iov_len = SRN_RT_IPUDP_HDR;
+		b->fiov[i][1].iov_base = b->data + (size_t)i * SRN_RT_BUFSZ;
+		b->fiov[i][1].iov_len = b->len[i];
+		struct msghdr *mh = &b->msg[i].msg_hdr;
+		memset(mh, 0, sizeof *mh);
+		mh->msg_iov = b->fiov[i];
+		mh->msg_iovlen = 2;
+	}
+	int off = 0;
+	while (off < cnt) {
+		int r = sendmmsg(u->rx_fd, b->msg + off, (unsigned)(cnt - off), 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			failed++;        /* lost (ECONNREFUSED: the fabric is gone) */
+			off++;
+			continue;
+		}
+		if (batches)
+			(*batches)++;
+		off += r;
+	}
+	b->n = 0;
+	return failed;
+}
+
 int srn_rt_udp_flush(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *batches)
 {
 	int failed = 0;
+
+	if (u->fabric)
+		return flush_fabric(u, b, batches);
 
 	for (int s = 0; s < SRN_RT_NSEND && b->n; s++) {
 		int cnt = 0;

@@ -21,7 +21,8 @@ const char *const help_run =
 "    softrnic run - run a program on a softrnic software RNIC\n"
 "\n"
 "SYNOPSIS\n"
-"    softrnic run [--name NAME] [--ip ADDR] [--pcap FILE] [--] PROGRAM [ARGS...]\n"
+"    softrnic run [--name NAME] [--ip ADDR] [--pcap FILE] [--fabric ADDR:PORT]\n"
+"                 [--] PROGRAM [ARGS...]\n"
 "\n"
 "DESCRIPTION\n"
 "    Starts PROGRAM (searched in PATH) with softrnic's libibverbs.so.1 loaded\n"
@@ -44,6 +45,16 @@ const char *const help_run =
 "    --pcap FILE   capture every packet the device sends and receives into\n"
 "                  FILE (pcap, Ethernet/IPv4/UDP/RoCEv2; Wireshark and tshark\n"
 "                  decode it as InfiniBand)\n"
+"    --fabric ADDR:PORT\n"
+"                  put the device behind the fabric emulator listening on\n"
+"                  UDP ADDR:PORT (softrnic fabric, default 127.0.0.1:4790):\n"
+"                  every packet goes to the fabric as a whole IPv4/UDP/RoCEv2\n"
+"                  packet, and the fabric delivers, drops, delays, reorders,\n"
+"                  duplicates, corrupts or ECN-marks it on its way to the\n"
+"                  peer. The device attaches with a HELLO when it opens and\n"
+"                  fails to open (ETIMEDOUT/ECONNREFUSED) if the fabric does\n"
+"                  not answer within 3 s. Both peers must use the fabric.\n"
+"                  The device then does not bind UDP port 4791.\n"
 "    --            end of options; everything after it is the program\n"
 "    -h, --help    show this help\n"
 "\n"
@@ -54,6 +65,8 @@ const char *const help_run =
 "      SOFTRNIC_DEVICES  NAME=ADDR\n"
 "      SOFTRNIC_PCAP     the absolute path of FILE (only with --pcap; an\n"
 "                        inherited SOFTRNIC_PCAP is kept otherwise)\n"
+"      SOFTRNIC_FABRIC   ADDR:PORT (only with --fabric; an inherited\n"
+"                        SOFTRNIC_FABRIC is kept otherwise)\n"
 "\n"
 "EXAMPLES\n"
 "    Show the device as the verbs library reports it:\n"
@@ -64,6 +77,11 @@ const char *const help_run =
 "    Capture and decode:\n"
 "        softrnic run --pcap /tmp/s.pcap -- ./my_verbs_program\n"
 "        tshark -r /tmp/s.pcap -Y infiniband\n"
+"    Two programs behind a fabric that loses 1% of the packets:\n"
+"        softrnic fabric --seed 7 default loss=1% &\n"
+"        softrnic run --ip 127.0.0.1 --fabric 127.0.0.1:4790 -- ibv_rc_pingpong -g 0\n"
+"        softrnic run --name softrnic1 --ip 127.0.0.2 --fabric 127.0.0.1:4790 -- \\\n"
+"            ibv_rc_pingpong -d softrnic1 -g 0 127.0.0.1\n"
 "    See what the program gets:\n"
 "        softrnic run --name dev7 --ip 127.0.0.7 -- env\n"
 "\n"
@@ -94,7 +112,7 @@ static void lib_dir(char *out, size_t cap)
 
 int cmd_run(int argc, char **argv)
 {
-	const char *name = "softrnic0", *ip = "127.0.0.1", *pcap = NULL;
+	const char *name = "softrnic0", *ip = "127.0.0.1", *pcap = NULL, *fabric = NULL;
 	int i = 1;
 
 	for (; i < argc; i++) {
@@ -120,6 +138,10 @@ int cmd_run(int argc, char **argv)
 			if (r < 0)
 				return 2;
 			pcap = v;
+		} else if ((r = tool_opt_val(argc, argv, &i, "--fabric", NULL, &v)) != 0) {
+			if (r < 0)
+				return 2;
+			fabric = v;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "softrnic run: unknown option %s (see softrnic run --help)\n", a);
 			return 2;
@@ -129,7 +151,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (i >= argc) {
 		fprintf(stderr, "softrnic run: no program given\n"
-			"usage: softrnic run [--name NAME] [--ip ADDR] [--pcap FILE] -- PROGRAM [ARGS...]\n");
+			"usage: softrnic run [--name NAME] [--ip ADDR] [--pcap FILE] [--fabric ADDR:PORT] "
+			"-- PROGRAM [ARGS...]\n");
 		return 2;
 	}
 
@@ -144,6 +167,14 @@ int cmd_run(int argc, char **argv)
 		return 2;
 	if (setenv("SOFTRNIC_DEVICES", devs, 1) < 0)
 		goto oom;
+
+	if (fabric) {
+		struct sockaddr_in sa;
+		if (srn_rt_config_parse_fabric(fabric, "run --fabric", &sa) < 0)
+			return 2;
+		if (setenv("SOFTRNIC_FABRIC", fabric, 1) < 0)
+			goto oom;
+	}
 
 	if (pcap) {
 		char abs[PATH_MAX + 2];
