@@ -491,6 +491,9 @@ int main(int argc, char **argv)
 	EXPECT(ibv_destroy_cq(c.cq) == 0, "destroy cq");
 	EXPECT(ibv_dealloc_pd(c.pd) == 0, "dealloc pd");
 	EXPECT(ibv_close_device(c.ctx) == 0, "close device");
+	free(c.buf);
+	free(c.ro);
+	free(c.atom);
 	printf("%s: %d passed, %d failed\n", server_ip ? "client" : "server", passed, failed);
 	return failed ? 1 : 0;
 }
