@@ -30,6 +30,7 @@
 #include <arpa/inet.h>
 
 #include "rt_internal.h"
+#include "cc_ctl.h"
 
 #define RX_ROUNDS        16                /* recvmmsg batches per service pass */
 #define TX_BUDGET        2048              /* packets per srn_dev_send pump */
@@ -453,6 +454,7 @@ static void dev_free(struct srn_rt_dev *rd)
 		srn_rt_shm_destroy(rd->shm);
 	}
 	srn_rt_pcap_close(rd->pcap);
+	srn_rt_cc_stop(rd);
 	if (rd->core)
 		srn_dev_del(rd->core);
 	srn_rt_udp_close(&rd->udp);
@@ -520,6 +522,8 @@ static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
 	dc.mem.calloc = mem_calloc;
 	dc.mem.free = mem_free;
 	dc.mem.user = NULL;
+	if ((r = srn_rt_cc_config(rd, &rd->cfg, &dc)) < 0)     /* SOFTRNIC_CC*: cc_ctl.c */
+		goto fail;
 	int cr = srn_dev_new(&rd->core, &dc);
 	if (cr < 0) {
 		fprintf(stderr, "softrnic: %s: cannot create device: %s\n", rd->cfg.name,
@@ -555,6 +559,7 @@ static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
 		goto fail;
 	}
 	rd->thread_started = true;
+	srn_rt_cc_start(rd);                    /* `softrnic cc load` socket */
 	char tname[16] = "srn-";           /* thread names are at most 15 chars */
 	memcpy(tname + 4, rd->cfg.name, strnlen(rd->cfg.name, sizeof tname - 5));
 	pthread_setname_np(rd->thread, tname);

@@ -17,6 +17,7 @@ static const char *const help_main =
 "    softrnic stats [--name NAME] [--watch SECS] [--all] [--json]\n"
 "    softrnic fabric [--listen ADDR:PORT] [--config FILE] [PORT-SPEC...]\n"
 "    softrnic sim SCENARIO [--out DIR] [--seed N] [--quiet]\n"
+"    softrnic cc keygen KEYFILE | build ALGO.c --key KEYFILE [-o OUT] | load --name DEV ALGO.so\n"
 "    softrnic --help | --version\n"
 "    softrnic COMMAND --help\n"
 "\n"
@@ -33,6 +34,8 @@ static const char *const help_main =
 "              devices attach to instead of sending straight to each other\n"
 "    sim       discrete-event simulator running the real transport core\n"
 "              over simulated links and switches (rates, queues, fairness)\n"
+"    cc        build, sign and load congestion-control algorithms into a\n"
+"              running device\n"
 "\n"
 "OPTIONS\n"
 "    -h, --help     show this help (COMMAND --help: help of that command)\n"
@@ -124,6 +127,10 @@ int main(int argc, char **argv)
 				return fputs(help_devices, stdout), 0;
 			if (!strcmp(argv[2], "stats"))
 				return fputs(help_stats, stdout), 0;
+			if (!strcmp(argv[2], "cc")) {
+				char *h[] = { argv[2], (char *)"--help", NULL };
+				return srn_cmd_cc(2, h);
+			}
 			if (!strcmp(argv[2], "fabric") || !strcmp(argv[2], "sim")) {
 				char *h[] = { argv[2], (char *)"--help", NULL };
 				return !strcmp(argv[2], "sim") ? srn_cmd_sim(2, h) : srn_cmd_fabric(2, h);
@@ -146,6 +153,8 @@ int main(int argc, char **argv)
 		return srn_cmd_fabric(argc - 1, argv + 1);
 	if (strcmp(c, "sim") == 0)
 		return srn_cmd_sim(argc - 1, argv + 1);
+	if (strcmp(c, "cc") == 0)
+		return srn_cmd_cc(argc - 1, argv + 1);
 	fprintf(stderr, "softrnic: unknown command \"%s\" (try: softrnic --help)\n", c);
 	return 2;
 }

@@ -13,6 +13,7 @@ int cmd_devices(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int srn_cmd_fabric(int argc, char **argv);   /* cmd_fabric.c */
 int srn_cmd_sim(int argc, char **argv);      /* cmd_sim.c */
+int srn_cmd_cc(int argc, char **argv);       /* cmd_cc.c */
 
 extern const char *const help_run;
 extern const char *const help_devices;
