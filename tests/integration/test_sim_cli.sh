@@ -5,7 +5,7 @@
 #     the summary and two SVG plots; python3's XML parser accepts the plots
 #   - the same seed gives byte-identical CSV; the seed can be overridden
 #   - bad scenarios exit 2 with a message naming the line and the token;
-#     'cc dcqcn' says it is not available in this build and why
+#     'cc cubic' is refused naming the algorithms there are; 'cc dcqcn' runs
 # Usage: bash tests/integration/test_sim_cli.sh BUILD_DIR
 . "$(dirname "$0")/lib.sh"
 
@@ -62,11 +62,15 @@ printf 'hosts 3\nlink default rate=fast\nflow 1 -> 0\n' >"$TMP/bad1.sim"
 err=$("$S" sim "$TMP/bad1.sim" --out "$TMP/x" 2>&1); rc=$?
 check "bad value: exit 2" [ $rc -eq 2 ]
 check "bad value: names line and token" grep -q "bad1.sim: line 2: 'rate=fast'" <<<"$err"
-printf 'hosts 3\nflow 1 -> 0\ncc dcqcn\n' >"$TMP/bad2.sim"
+printf 'hosts 3\nflow 1 -> 0\ncc cubic\n' >"$TMP/bad2.sim"
 err=$("$S" sim "$TMP/bad2.sim" --out "$TMP/x" 2>&1); rc=$?
-check "cc dcqcn: exit 2" [ $rc -eq 2 ]
-check "cc dcqcn: not available in this build, names the missing core support" \
-	grep -q "line 3: 'dcqcn': not available in this build: the core has no congestion-control setting" <<<"$err"
+check "cc cubic: exit 2" [ $rc -eq 2 ]
+check "cc cubic: names line, token and the algorithms there are" \
+	grep -q "line 3: 'cubic': unknown algorithm (none, dcqcn, dcqcn-paper, timely, timely-seg)" <<<"$err"
+printf 'hosts 3\nflow 1 -> 0\ncc dcqcn\nduration 2ms\n' >"$TMP/dcqcn.sim"
+"$S" sim "$TMP/dcqcn.sim" --out "$TMP/d" --quiet; rc=$?
+check "cc dcqcn: runs (exit 0) and the summary names it" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'cc dcqcn,' '$TMP/d/summary.txt'"
 "$S" sim "$TMP/missing.sim" 2>/dev/null; rc=$?
 check "missing scenario file: exit 2" [ $rc -eq 2 ]
 "$S" sim --bogus 2>/dev/null; rc=$?
