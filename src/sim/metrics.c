@@ -1,8 +1,10 @@
 /*
  * metrics.c - summary numbers from the recorded series: Jain's fairness
  * index over the metrics window, time to converge to the max-min fair
- * share (every active flow within 10% for 5 consecutive samples), queue
- * percentiles, link utilisation, flow completion times and counters.
+ * share (every active flow within 10% for 5 consecutive samples, after the
+ * last flow start, and still so at the end of the run - see
+ * srn_sim_converge_sample; samples of at least 50 packets), queue percentiles, link utilisation, flow
+ * completion times and counters.
  *
  * Sample k (k = 0, 1, ...) covers the interval ((k)dt, (k+1)dt]; the window
  * [t0, t1) takes the samples whose interval lies inside it.
@@ -113,56 +115,126 @@ static bool active_in(const struct srn_sim_flow *fl, srn_ts a, srn_ts b)
 	return true;
 }
 
+int64_t srn_sim_converge_sample(const double *rate, const double *share, uint32_t nsamples,
+				uint32_t nflows, uint32_t first)
+{
+	int64_t entry = -1;     /* first sample of the run that made the state converged */
+	bool conv = false;
+	uint32_t in_run = 0, out_run = 0;
+	for (uint32_t k = first; k < nsamples; k++) {
+		bool ok = false, any = false;
+		for (uint32_t f = 0; f < nflows; f++) {
+			double sh = share[(size_t)k * nflows + f];
+			if (sh < 0)
+				continue;
+			double r = rate[(size_t)k * nflows + f];
+			if (!any)
+				ok = true;
+			any = true;
+			if (r < sh * (1 - CONV_TOL) || r > sh * (1 + CONV_TOL))
+				ok = false;
+		}
+		if (ok) {
+			in_run++;
+			out_run = 0;
+			if (!conv && in_run == CONV_SAMPLES) {
+				conv = true;
+				entry = (int64_t)k + 1 - CONV_SAMPLES;
+			}
+		} else {
+			out_run++;
+			in_run = 0;
+			if (conv && out_run == CONV_SAMPLES) {
+				conv = false;
+				entry = -1;
+			}
+		}
+	}
+	return conv ? entry : -1;
+}
+
+/* Samples of the convergence test are groups of g series samples, g the
+ * smallest for which the smallest fair share delivers CONV_RES_PKTS MTU
+ * payloads per group: one packet more or less is then 2% of the share, well
+ * inside the 10% band (a 10 us sample at 20 Gbit/s holds 6 packets of 4 KiB,
+ * and one packet is 17%: every sample would be "out" on jitter alone). */
+#define CONV_RES_PKTS 50
+
 static void convergence(const struct srn_sim *sim, struct srn_sim_metrics *m)
 {
 	const struct srn_sim_series *s = &sim->ser;
 	uint32_t nf = sim->nflows;
-	bool *act = calloc(nf, sizeof(bool)), *prev = calloc(nf, sizeof(bool));
-	double *share = calloc(nf, sizeof(double));
+	size_t cells = (size_t)(s->n ? s->n : 1) * (nf ? nf : 1);
+	bool *act = calloc(nf ? nf : 1, sizeof(bool)), *prev = calloc(nf ? nf : 1, sizeof(bool));
+	double *share = calloc(nf ? nf : 1, sizeof(double));
+	double *shr = calloc(cells, sizeof(double));
+	double *grate = calloc(cells, sizeof(double)), *gshr = calloc(cells, sizeof(double));
 	m->converge_ref = 0;
 	for (uint32_t f = 0; f < nf; f++)
 		if (sim->sc->flow[f].start > m->converge_ref)
 			m->converge_ref = sim->sc->flow[f].start;
 	m->converged = false;
-	if (!act || !prev || !share)
+	m->converge_time = 0;
+	m->converge_group = 0;
+	if (!act || !prev || !share || !shr || !grate || !gshr || s->dt == 0)
 		goto out;
-	uint32_t run = 0;
+	/* the first sample that lies wholly after the last flow start */
+	uint32_t first = (uint32_t)((m->converge_ref + s->dt - 1) / s->dt);
 	bool have = false;
-	for (uint32_t k = 0; k < s->n; k++) {
+	double min_share = 0;
+	for (uint32_t k = first; k < s->n; k++) {
 		srn_ts a = (srn_ts)k * s->dt, b = a + s->dt;
-		if (a < m->converge_ref)
-			continue;
-		uint32_t n = 0;
-		for (uint32_t f = 0; f < nf; f++) {
+		for (uint32_t f = 0; f < nf; f++)
 			act[f] = active_in(&sim->flow[f], a, b);
-			n += act[f];
-		}
 		if (!have || memcmp(act, prev, nf * sizeof(bool))) {
 			fair_shares(sim, act, share);
 			memcpy(prev, act, nf * sizeof(bool));
 			have = true;
-			run = 0;
 		}
-		bool ok = n > 0;
-		for (uint32_t f = 0; f < nf && ok; f++) {
-			if (!act[f])
-				continue;
-			double r = (double)s->flow_bytes[(size_t)k * nf + f] * 8.0 / (double)s->dt;
-			if (r < share[f] * (1 - CONV_TOL) || r > share[f] * (1 + CONV_TOL))
-				ok = false;
+		for (uint32_t f = 0; f < nf; f++) {
+			shr[(size_t)k * nf + f] = act[f] ? share[f] : -1;
+			if (act[f] && share[f] > 0 && (min_share == 0 || share[f] < min_share))
+				min_share = share[f];
 		}
-		run = ok ? run + 1 : 0;
-		if (run == CONV_SAMPLES) {
-			m->converged = true;
-			/* the end of the first sample of the run */
-			m->converge_time = (srn_ts)(k + 2 - CONV_SAMPLES) * s->dt - m->converge_ref;
-			break;
+	}
+	if (min_share == 0)
+		goto out;
+	/* ns for CONV_RES_PKTS payloads at the smallest share (Gbit/s = bit/ns) */
+	double need = CONV_RES_PKTS * (double)sim->sc->mtu * 8.0 / min_share;
+	uint32_t g = (uint32_t)(need / (double)s->dt);
+	if ((double)g * (double)s->dt < need)
+		g++;
+	if (g == 0)
+		g = 1;
+	m->converge_group = (srn_ts)g * s->dt;
+	uint32_t ng = (s->n - first) / g;
+	for (uint32_t j = 0; j < ng; j++) {
+		for (uint32_t f = 0; f < nf; f++) {
+			uint64_t bytes = 0;
+			double sh = 0;
+			for (uint32_t i = 0; i < g; i++) {
+				size_t at = (size_t)(first + j * g + i) * nf + f;
+				bytes += s->flow_bytes[at];
+				if (sh >= 0)
+					sh = shr[at];   /* inactive in any sample: inactive */
+			}
+			grate[(size_t)j * nf + f] = (double)bytes * 8.0 / ((double)g * (double)s->dt);
+			gshr[(size_t)j * nf + f] = sh;
 		}
+	}
+	int64_t j0 = srn_sim_converge_sample(grate, gshr, ng, nf, 0);
+	if (j0 >= 0) {
+		m->converged = true;
+		/* the end of the first group of the run */
+		m->converge_time = (srn_ts)(first + ((uint32_t)j0 + 1) * g) * s->dt - m->converge_ref;
 	}
 out:
 	free(act);
 	free(prev);
 	free(share);
+	free(shr);
+	free(grate);
+	free(gshr);
 }
 
 void srn_sim_flow_result(const struct srn_sim *sim, uint32_t i, struct srn_sim_flow_result *r)

@@ -181,6 +181,7 @@ struct srn_sim_metrics {
 	bool     converged;
 	srn_ts   converge_time;   /* after the reference time */
 	srn_ts   converge_ref;    /* last flow start */
+	srn_ts   converge_group;  /* length of the samples it was judged on */
 	uint32_t bottleneck;      /* host whose output port has the most flows */
 	uint64_t q_p50, q_p99, q_max;   /* its queue (bytes) over the window */
 	double   util;            /* its output link: wire bytes / capacity (window) */
@@ -210,5 +211,19 @@ int  srn_sim_plot_queue(const struct srn_sim *sim, FILE *f);
 double srn_sim_jain(const double *x, size_t n);
 /* q-quantile (0..1) of v[0..n) by nearest rank; sorts v in place. */
 uint64_t srn_sim_quantile(uint64_t *v, size_t n, double q);
+/* Time to converge, in samples. rate[k * nflows + f] is flow f's goodput in
+ * sample k, share[k * nflows + f] its max-min fair share then (< 0: flow not
+ * active in sample k, ignored). Looking at samples first..nsamples-1, a
+ * sample is "in" when at least one flow is active and every active flow is
+ * within +-10% of its share, else "out". The series converges at the first
+ * sample of a run of 5 consecutive "in" samples and stays converged until a
+ * run of 5 consecutive "out" samples (a lockout, a lasting unfair split, a
+ * new fair share not yet reached), after which it must converge again.
+ * Returns the first sample of the 5 "in" samples that made it converged for
+ * the last time, if it is converged at the end of the series; else -1
+ * ("never"). A fair transient that does not last (two windows sharing a FIFO
+ * until the buffer overflows) is not convergence. */
+int64_t srn_sim_converge_sample(const double *rate, const double *share, uint32_t nsamples,
+				uint32_t nflows, uint32_t first);
 
 #endif /* SRN_SIM_H */

@@ -25,10 +25,13 @@ void srn_sim_summary_write(const struct srn_sim *sim, const struct srn_sim_metri
 		fprintf(f, "fairness: n/a (no flow active in the whole window)\n");
 	if (m->converged)
 		fprintf(f, "converge: %.1f us after the last flow start (%.1f us) to within 10%% of "
-			"the max-min fair share for 5 samples\n", us(m->converge_time), us(m->converge_ref));
+			"the max-min fair share for 5 samples of %.1f us, and not 5 outside it after\n",
+			us(m->converge_time), us(m->converge_ref), us(m->converge_group));
 	else
-		fprintf(f, "converge: not converged (no 5 consecutive samples with every active flow "
-			"within 10%% of its max-min fair share after %.1f us)\n", us(m->converge_ref));
+		fprintf(f, "converge: never (after the last flow start, %.1f us, no 5 consecutive "
+			"samples of %.1f us with every active flow within 10%% of its max-min fair share "
+			"that were not followed by 5 outside it)\n", us(m->converge_ref),
+			us(m->converge_group));
 	fprintf(f, "queue:    host %u output port (%u flows in): p50 %" PRIu64 " B, p99 %" PRIu64
 		" B, max %" PRIu64 " B (buffer %u B, kmin %u B, kmax %u B)\n",
 		m->bottleneck, sim->host[m->bottleneck].nflows_in, m->q_p50, m->q_p99, m->q_max,

@@ -395,6 +395,64 @@ SRN_TEST(test_cc_16_same_seed_gives_identical_csv)
 	free(c2);
 }
 
+/* Time to converge on constructed series: 2 flows, fair share 10 each
+ * (band 9..11), except where noted. */
+static int64_t conv(const double (*r)[2], uint32_t n, uint32_t first, double share1)
+{
+	double rate[64 * 2], share[64 * 2];
+	for (uint32_t k = 0; k < n; k++) {
+		rate[2 * k] = r[k][0];
+		rate[2 * k + 1] = r[k][1];
+		share[2 * k] = 10;
+		share[2 * k + 1] = k < first ? -1 : share1;
+	}
+	return srn_sim_converge_sample(rate, share, n, 2, first);
+}
+
+SRN_TEST(test_cc_16_converge_time_on_constructed_series)
+{
+	/* settles at sample 6 after a transient; a single outlier (sample 11)
+	 * and a run of 4 "out" samples (14..17) do not undo it: 6 */
+	static const double a[20][2] = {
+		{ 20, 0 }, { 2, 18 }, { 16, 4 }, { 13, 7 }, { 10, 10 }, { 12, 8 },
+		{ 10, 10 }, { 9.5, 10.5 }, { 10.9, 9.1 }, { 10, 10 }, { 9, 11 },
+		{ 14, 6 }, { 10, 10 }, { 10, 10 }, { 15, 5 }, { 15, 5 }, { 15, 5 },
+		{ 15, 5 }, { 10, 10 }, { 10, 10 } };
+	CHECK_EQ(conv(a, 20, 0, 10), 6);
+	/* measured from `first`: samples before it do not count - from sample 7
+	 * on the in-band runs are 4 (7..10), 2 and 2 samples long: never */
+	CHECK_EQ(conv(a, 20, 7, 10), -1);
+	/* the fair transient of a lockout: fair for 5 samples right after the
+	 * join, then one flow starves for good: never (the old "first run of 5"
+	 * rule said sample 1) */
+	static const double b[16][2] = {
+		{ 20, 0 }, { 10, 10 }, { 10, 10 }, { 10, 10 }, { 10, 10 }, { 10, 10 },
+		{ 20, 0 }, { 20, 0 }, { 20, 0 }, { 20, 0 }, { 20, 0 }, { 20, 0 },
+		{ 0, 20 }, { 0, 20 }, { 10, 10 }, { 10, 10 } };
+	CHECK_EQ(conv(b, 16, 1, 10), -1);
+	/* ... and if the flows settle again for 5 samples, that is the answer */
+	static const double c[17][2] = {
+		{ 20, 0 }, { 10, 10 }, { 10, 10 }, { 10, 10 }, { 10, 10 }, { 10, 10 },
+		{ 20, 0 }, { 20, 0 }, { 20, 0 }, { 20, 0 }, { 20, 0 },
+		{ 10, 10 }, { 10, 10 }, { 10, 10 }, { 10, 10 }, { 10, 10 }, { 11, 9 } };
+	CHECK_EQ(conv(c, 17, 1, 10), 11);
+	/* 4 in-band samples at the end are not enough: never */
+	CHECK_EQ(conv(c, 15, 1, 10), -1);
+	/* a stable but unfair split (12 / 8, 20% off) never converges */
+	static const double d[10][2] = {
+		{ 12, 8 }, { 12, 8 }, { 12, 8 }, { 12, 8 }, { 12, 8 }, { 12, 8 },
+		{ 12, 8 }, { 12, 8 }, { 12, 8 }, { 12, 8 } };
+	CHECK_EQ(conv(d, 10, 0, 10), -1);
+	/* unequal shares (flow 1's share 8: its own band 7.2..8.8): converged at 0;
+	 * an inactive flow (share < 0: flow 1 before `first`) is ignored */
+	CHECK_EQ(conv(d, 10, 0, 8), -1);      /* flow 0 at 12 is 20% over 10 */
+	static const double e[6][2] = {
+		{ 10, 99 }, { 10, 8 }, { 10.5, 7.5 }, { 9.5, 8.5 }, { 10, 8 }, { 10, 8 } };
+	CHECK_EQ(conv(e, 6, 1, 8), 1);
+	/* no sample at or after `first`: never */
+	CHECK_EQ(conv(e, 6, 6, 8), -1);
+}
+
 SRN_TEST(test_cc_16_jain_and_quantile_arithmetic)
 {
 	double eq[4] = { 5, 5, 5, 5 }, one[4] = { 1, 0, 0, 0 }, x[3] = { 1, 2, 3 };
