@@ -288,12 +288,25 @@ void srn_comp_recv(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now)
 			r = ack_upto(qp, psn);
 			if (r == ACK_PROGRESS)
 				after_progress(qp, now);
+			/* A go-back from this PSN is already under way (PSN-15): a
+			 * repeated sequence NAK without progress - the responder
+			 * NAKs again for packets sent before our rewind that the
+			 * network delivered late - must neither restart the
+			 * go-back nor burn the retry budget. A lost retransmission
+			 * is covered by the retransmission timer, which counts. */
+			if (qp->comp.implicit_done && qp->comp.implicit_psn == qp->comp.psn) {
+				srn_ctr_inc(dev, SRN_CTR_RX_NAK_SEQ_REPEAT);
+				st = COMP_ST_DONE;
+				break;
+			}
 			if (qp->req.retry_left == 0) {
 				srn_ctr_inc(dev, SRN_CTR_RETRY_EXC_ERR);
 				srn_comp_fail(qp, SRN_WC_RETRY_EXC_ERR);
 				return;
 			}
 			qp->req.retry_left--;
+			qp->comp.implicit_done = true;
+			qp->comp.implicit_psn = qp->comp.psn;
 			srn_req_rewind(qp, qp->comp.psn);
 			srn_req_timer_update(qp, now, true);
 			st = COMP_ST_DONE;

@@ -187,7 +187,9 @@ struct srn_qp {
 	struct {
 		uint32_t psn;            /* oldest unacknowledged PSN */
 		uint32_t msn, credits;   /* last seen in an AETH (PSN-18) */
-		uint32_t implicit_psn;   /* comp.psn at which an implicit retry was started */
+		uint32_t implicit_psn;   /* comp.psn at which a go-back (sequence NAK or
+					  * missing READ/ATOMIC response) was started; no
+					  * second one from it before progress or a timeout */
 		bool     implicit_done;
 	} comp;
 

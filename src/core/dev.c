@@ -32,7 +32,7 @@ const char *const srn_ctr_names[SRN_CTR_MAX] = {
 	"cc_events", "cc_event_drops", "cc_rate_updates", "cc_rate_stale",
 	"cc_pace_waits", "cc_rate_kbps_last", "cc_algo_swaps",
 	"tx_rtt_probes", "rx_rtt_probes", "tx_rtt_responses", "rx_rtt_responses",
-	"drop_rtt_probe",
+	"drop_rtt_probe", "rx_nak_seq_repeat",
 };
 _Static_assert(sizeof(srn_ctr_names) / sizeof(srn_ctr_names[0]) == SRN_CTR_MAX, "counter names");
 

@@ -391,6 +391,7 @@ void srn_req_on_timer(struct srn_qp *qp, uint8_t kind, srn_ts now)
 			return;
 		}
 		qp->req.retry_left--;
+		qp->comp.implicit_done = false;   /* a NAK after this go-back counts again */
 		srn_req_rewind(qp, qp->comp.psn);
 		srn_req_timer_update(qp, now, true);
 		break;

@@ -263,17 +263,61 @@ SRN_TEST(test_psn_16_sequence_naks_count_against_retry_cnt)
 	CHECK_EQ(ph_post(h, SRN_WR_SEND, 1, buf, 8, lk, 0, 0, SIG), 0);
 	CHECK_EQ(ph_post(h, SRN_WR_SEND, 2, buf, 8, lk, 0, 0, SIG), 0);
 	ph_discard(h);
-	for (int i = 0; i < 2; i++) {
-		CHECK_EQ(ph_ack(h, 0x500, SRN_AETH_SYN(SRN_AETH_NAK, SRN_NAK_PSN_SEQ_ERR), 0), 0);
-		PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x500);
-		PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x501);
-		PH_EXPECT_NONE(h);
-	}
+	/* the first sequence NAK: go back, one retry spent */
+	CHECK_EQ(ph_ack(h, 0x500, SRN_AETH_SYN(SRN_AETH_NAK, SRN_NAK_PSN_SEQ_ERR), 0), 0);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x500);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x501);
+	PH_EXPECT_NONE(h);
+	/* the retransmission is lost: the timer goes back again, second retry */
+	ph_advance(h, 4096ull * (1u << 14) + 1000);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x500);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x501);
+	PH_EXPECT_NONE(h);
+	/* a sequence NAK after that go-back counts again: budget exhausted */
 	CHECK_EQ(ph_ack(h, 0x500, SRN_AETH_SYN(SRN_AETH_NAK, SRN_NAK_PSN_SEQ_ERR), 0), 0);
 	PH_EXPECT_NONE(h);
 	PH_EXPECT_CQE(h->scq, 1, SRN_WC_RETRY_EXC_ERR, SRN_WC_SEND);
 	PH_EXPECT_CQE(h->scq, 2, SRN_WC_WR_FLUSH_ERR, -1);
 	CHECK_EQ(srn_qp_state(h->qp), SRN_QPS_ERR);
+	ph_free(h);
+}
+
+/* PSN-15/PSN-16 under reordering: after a go-back from PSN X, the responder
+ * may NAK X again because packets sent before the go-back arrive late (a
+ * duplicate clears its one-NAK rule, then the next stale packet opens the gap
+ * again). Such repeated NAKs without progress neither restart the go-back nor
+ * spend the retry budget, however many arrive; progress re-arms the rule. */
+SRN_TEST(test_psn_15_repeated_sequence_nak_without_progress_not_retried)
+{
+	uint32_t lk;
+	struct ph *h = mk(0x700, 14, 1, 0, &lk);
+	REQUIRE(h);
+	CHECK_EQ(ph_post(h, SRN_WR_SEND, 1, buf, 8, lk, 0, 0, SIG), 0);
+	CHECK_EQ(ph_post(h, SRN_WR_SEND, 2, buf, 8, lk, 0, 0, SIG), 0);
+	CHECK_EQ(ph_post(h, SRN_WR_SEND, 3, buf, 8, lk, 0, 0, SIG), 0);
+	ph_discard(h);
+	CHECK_EQ(ph_ack(h, 0x700, SRN_AETH_SYN(SRN_AETH_NAK, SRN_NAK_PSN_SEQ_ERR), 0), 0);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x700);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x701);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x702);
+	for (int i = 0; i < 20; i++)
+		CHECK_EQ(ph_ack(h, 0x700, SRN_AETH_SYN(SRN_AETH_NAK, SRN_NAK_PSN_SEQ_ERR), 0), 0);
+	PH_EXPECT_NONE(h);
+	CHECK_EQ(ph_ctr(h, SRN_CTR_RX_NAK_SEQ_REPEAT), 20);
+	CHECK_EQ(srn_qp_state(h->qp), SRN_QPS_RTS);
+	struct srn_cqe c;
+	CHECK_EQ(ph_poll(h->scq, &c, 1), 0);
+	/* progress: 0x700 acknowledged; a NAK for 0x701 is a new go-back */
+	CHECK_EQ(ph_ack(h, 0x700, SRN_AETH_SYN(SRN_AETH_ACK, SRN_AETH_CREDITS_INVALID), 1), 0);
+	PH_EXPECT_CQE(h->scq, 1, SRN_WC_SUCCESS, SRN_WC_SEND);
+	CHECK_EQ(ph_ack(h, 0x701, SRN_AETH_SYN(SRN_AETH_NAK, SRN_NAK_PSN_SEQ_ERR), 1), 0);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x701);
+	PH_EXPECT(h, SRN_OP_RC_SEND_ONLY, 0x702);
+	PH_EXPECT_NONE(h);
+	/* and the peer acknowledges everything: all complete successfully */
+	CHECK_EQ(ph_ack(h, 0x702, SRN_AETH_SYN(SRN_AETH_ACK, SRN_AETH_CREDITS_INVALID), 3), 0);
+	PH_EXPECT_CQE(h->scq, 2, SRN_WC_SUCCESS, SRN_WC_SEND);
+	PH_EXPECT_CQE(h->scq, 3, SRN_WC_SUCCESS, SRN_WC_SEND);
 	ph_free(h);
 }
 
