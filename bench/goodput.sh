@@ -106,25 +106,20 @@ cat <<'TAIL'
   everything from the first missing PSN. With up to 1 MiB WRs and 4 QPs in
   flight, one lost packet costs up to a window of retransmissions, so
   retransmitted packets grow much faster than the loss rate.
-* FAILED rows: the transfer ended with IBV_WC_RETRY_EXC_ERR (see "Known
-  transport problem" below); the counters are those at the failure.
+* FAILED rows (if any): the transfer ended with IBV_WC_RETRY_EXC_ERR; the
+  counters are those at the failure.
 
-## Known transport problem (src/core, reported in issue 4)
+## Reordering (2% held back, jitter, spraying)
 
-Under reordering (2% held back, jitter, spraying) the completer
-spends its retry budget on NAK-sequence errors that answer packets sent
-before its last rewind: `COMP_ST_NAK_SEQ` in `src/core/comp.c` decrements
-`retry_left` and rewinds again for every NAK whose PSN equals `comp.psn`
-(no progress), so 8 stale NAKs of one reordering episode end the QP with
-RETRY_EXC_ERR within milliseconds. Reproducer:
-`bash tests/integration/test_fault_jitter.sh BUILD_DIR` (or `..._spray_4.sh`;
-`..._reorder_2.sh` fails for some seeds and timings).
-The fix (verified on a scratch copy, not committed here: src/core belongs to
-the CC work) is to go back only once per PSN for NAK-sequence errors, as the
-implicit READ/ATOMIC retry already does: skip the decrement and the rewind
-when `comp.implicit_done && comp.implicit_psn == comp.psn`, and set both
-before rewinding. With it these profiles keep every byte, at a few percent of
-the clean goodput (go-back-N under pervasive reordering).
+These profiles used to fail with RETRY_EXC_ERR: the responder NAKs the same
+PSN again when packets sent before the requester's go-back arrive late, and
+the completer spent a retry and went back again for every such NAK. Since
+commit "core: a repeated sequence NAK without progress does not restart the
+go-back..." a sequence NAK for the PSN a go-back already started from is
+counted (`rx_nak_seq_repeat`) and ignored until progress or a timeout
+(`test_psn_15_repeated_sequence_nak_without_progress_not_retried`). Every
+byte is kept; goodput is low because go-back-N resends a whole window per
+reordering episode - the case out-of-order placement (OOO-08) is for.
 TAIL
 } >"$OUT"
 echo "wrote $OUT"
