@@ -8,12 +8,7 @@
 #include "srn_fabric.h"
 
 /* ---- rng.c: xoshiro256** seeded with splitmix64 ------------------------ */
-struct srn_fabric_rng { uint64_t s[4]; };
-void     srn_fabric_rng_seed(struct srn_fabric_rng *r, uint64_t seed);
-uint64_t srn_fabric_rng_next(struct srn_fabric_rng *r);
-/* uniform in [0, n) (n > 0) */
-uint64_t srn_fabric_rng_below(struct srn_fabric_rng *r, uint64_t n);
-uint64_t srn_fabric_splitmix64(uint64_t *state);
+#include "srn_fabric_rng.h"
 
 /* Probabilities are fixed point with 2^63 = 1, so p = 1 is exact and draws
  * are integer comparisons (identical on every platform). */

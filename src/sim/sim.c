@@ -67,7 +67,7 @@ int srn_sim_new(struct srn_sim **out, const struct srn_sim_scen *sc, char *err, 
 	sim->sc = sc;
 	sim->nhosts = sc->nhosts;
 	sim->nflows = sc->nflows;
-	srn_sim_rng_seed(&sim->rng, sc->seed);
+	srn_fabric_rng_seed(&sim->rng, sc->seed);
 	sim->host = calloc(sc->nhosts, sizeof(*sim->host));
 	sim->flow = calloc(sc->nflows, sizeof(*sim->flow));
 	sim->wire = calloc(sc->nhosts, sizeof(*sim->wire));

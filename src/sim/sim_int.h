@@ -45,11 +45,11 @@ static inline srn_ts srn_sim_sched_top(const struct srn_sim_sched *s, uint32_t *
 	return s->time[s->heap[0]];
 }
 
-/* ---- rng.c: the simulator's own seeded PRNG (xoshiro256**) -------------- */
-struct srn_sim_rng { uint64_t s[4]; };
-void     srn_sim_rng_seed(struct srn_sim_rng *r, uint64_t seed);
-uint64_t srn_sim_rng_next(struct srn_sim_rng *r);
-uint64_t srn_sim_rng_below(struct srn_sim_rng *r, uint64_t n);   /* n > 0 */
+/* ---- rng.c: draws of the simulator itself (initial PSNs, QPN seeds) on the
+ * fabric's generator (xoshiro256**), seeded from the scenario's seed ----- */
+#include "fabric/srn_fabric_rng.h"
+/* uniform in [0, n) (n > 0), by rejection: unbiased, platform independent */
+uint64_t srn_sim_rng_below(struct srn_fabric_rng *r, uint64_t n);
 
 /* ---- frame.c: core UDP payload + meta <-> whole IPv4 packet -------------- */
 #define SRN_SIM_HDR 28u   /* IPv4 (IHL 5) + UDP */
@@ -137,7 +137,7 @@ void srn_sim_series_free(struct srn_sim_series *s);
 struct srn_sim {
 	const struct srn_sim_scen *sc;
 	struct srn_sim_sched sched;
-	struct srn_sim_rng rng;
+	struct srn_fabric_rng rng;
 	struct srn_fabric *fab;
 	struct srn_sim_host *host;
 	struct srn_sim_flow *flow;

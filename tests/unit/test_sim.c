@@ -71,8 +71,8 @@ SRN_TEST(test_cc_16_sched_heap_random_against_sorted)
 	struct srn_sim_sched s;
 	enum { N = 500 };
 	REQUIRE(srn_sim_sched_init(&s, N) == 0);
-	struct srn_sim_rng r;
-	srn_sim_rng_seed(&r, 42);
+	struct srn_fabric_rng r;
+	srn_fabric_rng_seed(&r, 42);
 	for (uint32_t i = 0; i < N; i++)
 		srn_sim_sched_key(&s, i, (enum srn_sim_ev)(i % 6), i);
 	for (int round = 0; round < 5000; round++) {
@@ -236,8 +236,8 @@ SRN_TEST(test_cc_16_wire_is_a_fifo_with_delay)
 	struct srn_sim_wire w;
 	REQUIRE(srn_sim_wire_init(&w, 40000000000ull, 1000, 4300) == 0);
 	uint8_t pkt[4300];
-	struct srn_sim_rng r;
-	srn_sim_rng_seed(&r, 3);
+	struct srn_fabric_rng r;
+	srn_fabric_rng_seed(&r, 3);
 	uint64_t pushed = 0, popped = 0;
 	srn_ts now = 0;
 	/* packets enter at the line rate and leave after the delay */
