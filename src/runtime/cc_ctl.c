@@ -189,7 +189,8 @@ static int parse_rate_kbps(const char *s, uint32_t *out)
 		mul = 1e3, end++;
 	else if (*end == 'g' || *end == 'G')
 		mul = 1e6, end++;
-	if (*end || v <= 0 || v * mul < 1 || v * mul > 4e9)
+	/* written so that NaN ("nan") fails every comparison and is rejected */
+	if (*end || !(v > 0) || !(v * mul >= 1 && v * mul <= 4e9))
 		return -1;
 	*out = (uint32_t)(v * mul);
 	return 0;
