@@ -81,6 +81,7 @@ int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port)
 	uint16_t p;
 
 	inet_ntop(AF_INET, &ip, a, sizeof a);
+	memset(u, 0, sizeof(*u));       /* the plain UDP backend: u->fabric false */
 	u->rx_fd = -1;
 	for (int i = 0; i < SRN_RT_NSEND; i++)
 		u->tx_fd[i] = -1;
@@ -147,6 +148,7 @@ int srn_rt_udp_open_fabric(struct srn_rt_udp *u, struct in_addr ip, uint16_t por
 
 	inet_ntop(AF_INET, &ip, a, sizeof a);
 	inet_ntop(AF_INET, &fab->sin_addr, f, sizeof f);
+	memset(u, 0, sizeof(*u));
 	u->rx_fd = -1;
 	for (int i = 0; i < SRN_RT_NSEND; i++)
 		u->tx_fd[i] = -1;
