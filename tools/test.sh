@@ -50,7 +50,7 @@ if [ "${SRN_SKIP_FUZZ:-0}" != 1 ]; then
 		work=$(mktemp -d)
 		[ -d "$corpus" ] && cp -r "$corpus/." "$work/"
 		echo "--- $f (${SRN_FUZZ_SECONDS:-30}s)"
-		if "$f" -max_total_time="${SRN_FUZZ_SECONDS:-30}" -print_final_stats=0 "$work" >"$work.log" 2>&1; then
+		if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 "$f" -max_total_time="${SRN_FUZZ_SECONDS:-30}" -print_final_stats=0 "$work" >"$work.log" 2>&1; then
 			echo "ok   $(basename "$f"): $(grep -o 'Done [0-9]* runs' "$work.log")"
 		else
 			echo "FAIL $(basename "$f")"; tail -n 40 "$work.log"; status=1
