@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <infiniband/verbs.h>
+#include "itest.h"
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -66,54 +67,8 @@ struct ctx {
 	enum ibv_mtu mtu;
 };
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
-
-static void xfer(int s, void *p, size_t n, bool send_it)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t r = send_it ? write(s, b, n) : read(s, b, n);
-		if (r <= 0)
-			die("oob exchange");
-		b += r;
-		n -= (size_t)r;
-	}
-}
-static void oob_send(struct ctx *c, uint32_t v) { xfer(c->sock, &v, sizeof(v), true); }
-static uint32_t oob_recv(struct ctx *c) { uint32_t v; xfer(c->sock, &v, sizeof(v), false); return v; }
-
-static int oob_connect(const char *server, int port)
-{
-	for (int tries = 0; tries < 100; tries++) {
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-		inet_pton(AF_INET, server, &a.sin_addr);
-		int s = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(s, (struct sockaddr *)&a, sizeof(a)) == 0)
-			return s;
-		close(s);
-		usleep(100000);
-	}
-	die("Couldn't connect");
-	return -1;
-}
-
-static int oob_listen(int port)
-{
-	int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1))
-		die("listen");
-	int s = accept(l, NULL, NULL);
-	if (s < 0)
-		die("accept");
-	close(l);
-	return s;
-}
+static void oob_send(struct ctx *c, uint32_t v) { itest_xfer_or_die(c->sock, &v, sizeof(v), true); }
+static uint32_t oob_recv(struct ctx *c) { uint32_t v; itest_xfer_or_die(c->sock, &v, sizeof(v), false); return v; }
 
 /* the pattern: 64-bit words depending on (stream, round, word index) */
 static inline uint64_t pat(uint32_t stream, uint32_t round, uint64_t word)
@@ -147,47 +102,36 @@ static size_t pat_check(const uint8_t *p, size_t len, uint32_t stream, uint32_t 
 
 static void setup(struct ctx *c, const char *devname, bool server)
 {
-	int n;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	struct ibv_device *dev = NULL;
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), devname))
-			dev = list[i];
-	if (!dev)
-		die("device not found");
-	c->ctx = ibv_open_device(dev);
-	ibv_free_device_list(list);
-	if (!c->ctx)
-		die("ibv_open_device");
+	c->ctx = itest_open_dev(devname);
 	c->pd = ibv_alloc_pd(c->ctx);
 	c->cq = ibv_create_cq(c->ctx, 1024, NULL, NULL, 0);
 	if (!c->pd || !c->cq)
-		die("pd/cq");
+		itest_die("pd/cq");
 	c->len = server ? 2 * (size_t)WR_BYTES + SEND_N * (size_t)SEND_MSG
 			: (size_t)WR_BYTES + RD_BYTES + SEND_N * (size_t)SEND_MSG;
 	c->buf = aligned_alloc(4096, c->len);
 	if (!c->buf)
-		die("aligned_alloc");
+		itest_die("aligned_alloc");
 	memset(c->buf, 0, c->len);
 	c->mr = ibv_reg_mr(c->pd, c->buf, c->len, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			   IBV_ACCESS_REMOTE_READ);
 	if (!c->mr)
-		die("ibv_reg_mr");
+		itest_die("ibv_reg_mr");
 	struct ibv_qp_init_attr ia = {
 		.send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 256, .max_recv_wr = 256, .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	c->qp = ibv_create_qp(c->pd, &ia);
 	if (!c->qp)
-		die("ibv_create_qp");
+		itest_die("ibv_create_qp");
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("modify INIT");
+		itest_die("modify INIT");
 	c->me.qpn = c->qp->qp_num;
 	c->me.psn = START_PSN;
 	if (ibv_query_gid(c->ctx, 1, 0, &c->me.gid))
-		die("ibv_query_gid");
+		itest_die("ibv_query_gid");
 	c->me.addr = (uintptr_t)c->buf;
 	c->me.rkey = c->mr->rkey;
 }
@@ -202,7 +146,7 @@ static void connect_qp(struct ctx *c)
 	};
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("modify RTR");
+		itest_die("modify RTR");
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
 	a.retry_cnt = 7;
@@ -211,7 +155,7 @@ static void connect_qp(struct ctx *c)
 	a.max_rd_atomic = 16;
 	if (ibv_modify_qp(c->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify RTS");
+		itest_die("modify RTS");
 }
 
 static double now_s(void)
@@ -229,7 +173,7 @@ static void wait_wcs(struct ctx *c, struct ibv_wc *wc, unsigned n)
 	while (got < n) {
 		int k = ibv_poll_cq(c->cq, (int)(n - got), wc + got);
 		if (k < 0)
-			die("ibv_poll_cq");
+			itest_die("ibv_poll_cq");
 		if (k > 0) {
 			got += (unsigned)k;
 			last = now_s();
@@ -246,7 +190,7 @@ static void post(struct ctx *c, struct ibv_send_wr *wr)
 	int rc = ibv_post_send(c->qp, wr, &bad);
 	if (rc) {
 		errno = rc;
-		die("ibv_post_send");
+		itest_die("ibv_post_send");
 	}
 }
 
@@ -263,7 +207,7 @@ static void client(struct ctx *c)
 		uint64_t region = c->peer.addr + (uint64_t)(r % 2) * WR_BYTES;
 		uint32_t rd_off = (r % 2) ? WR_BYTES - RD_BYTES : 0;   /* which half is read back */
 		if (oob_recv(c) != r)
-			die("round sync");
+			itest_die("round sync");
 		unsigned nwr = 0;
 		for (uint32_t k = 0; k < WR_BYTES / WR_CHUNK; k++, nwr++) {
 			struct ibv_sge sge = { (uintptr_t)src + k * WR_CHUNK, WR_CHUNK, c->mr->lkey };
@@ -299,7 +243,7 @@ static void client(struct ctx *c)
 		bytes += WR_BYTES + RD_BYTES + SEND_N * (uint64_t)SEND_MSG;
 	}
 	if (oob_recv(c) != ROUNDS)   /* the server checked the last round */
-		die("final sync");
+		itest_die("final sync");
 	double dt = now_s() - t0;
 	printf("client: %llu bytes (WRITE %u MiB, READ %u MiB, SEND %u MiB) in %.2f s: %.1f MB/s\n",
 	       (unsigned long long)bytes, ROUNDS * WR_BYTES / MIB, ROUNDS * RD_BYTES / MIB,
@@ -313,7 +257,7 @@ static void post_recvs(struct ctx *c, uint8_t *rcv)
 		struct ibv_sge sge = { (uintptr_t)rcv + k * SEND_MSG, SEND_MSG, c->mr->lkey };
 		struct ibv_recv_wr wr = { .wr_id = 5000 + k, .sg_list = &sge, .num_sge = 1 }, *bad;
 		if (ibv_post_recv(c->qp, &wr, &bad))
-			die("ibv_post_recv");
+			itest_die("ibv_post_recv");
 	}
 }
 
@@ -360,9 +304,9 @@ int main(int argc, char **argv)
 	c.mtu = mtu == 256 ? IBV_MTU_256 : mtu == 512 ? IBV_MTU_512 : mtu == 1024 ? IBV_MTU_1024 :
 		mtu == 2048 ? IBV_MTU_2048 : IBV_MTU_4096;
 	setup(&c, dev, !server_ip);
-	c.sock = server_ip ? oob_connect(server_ip, port) : oob_listen(port);
-	xfer(c.sock, &c.me, sizeof(c.me), true);
-	xfer(c.sock, &c.peer, sizeof(c.peer), false);
+	c.sock = server_ip ? itest_connect(server_ip, port) : itest_listen(port);
+	itest_xfer_or_die(c.sock, &c.me, sizeof(c.me), true);
+	itest_xfer_or_die(c.sock, &c.peer, sizeof(c.peer), false);
 	EXPECT(c.peer.psn == START_PSN, "peer start PSN %x", c.peer.psn);
 	connect_qp(&c);
 	if (server_ip)

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <getopt.h>
 #include <infiniband/verbs.h>
+#include "itest.h"
 #include <softrnic/softrnic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,46 +47,11 @@ struct result {
 	uint32_t errors;
 };
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
-
-static void xfer(int s, void *p, size_t n, bool send_it)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t r = send_it ? write(s, b, n) : read(s, b, n);
-		if (r <= 0)
-			die("oob exchange");
-		b += r;
-		n -= (size_t)r;
-	}
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static struct ibv_context *open_dev(const char *name)
-{
-	int n;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	struct ibv_device *dev = NULL;
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			dev = list[i];
-	if (!dev)
-		die("device not found");
-	struct ibv_context *ctx = ibv_open_device(dev);
-	ibv_free_device_list(list);
-	if (!ctx)
-		die("ibv_open_device");
-	return ctx;
 }
 
 struct flow {
@@ -101,7 +67,7 @@ static void make_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *c
 {
 	f->buf = aligned_alloc(4096, BUF_SIZE);
 	if (!f->buf)
-		die("alloc");
+		itest_die("alloc");
 	memset(f->buf, 0x5a, BUF_SIZE);
 	int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 	f->mr = ibv_reg_mr(pd, f->buf, BUF_SIZE, rw);
@@ -111,14 +77,14 @@ static void make_qp(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_cq *c
 	};
 	f->qp = ibv_create_qp(pd, &ia);
 	if (!f->mr || !f->qp)
-		die("mr/qp");
+		itest_die("mr/qp");
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qp_access_flags = rw };
 	if (ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		die("modify INIT");
+		itest_die("modify INIT");
 	f->me.qpn = f->qp->qp_num;
 	f->me.psn = psn & 0xffffff;
 	if (ibv_query_gid(ctx, 1, 0, &f->me.gid))
-		die("ibv_query_gid");
+		itest_die("ibv_query_gid");
 	f->me.addr = (uintptr_t)f->buf;
 	f->me.rkey = f->mr->rkey;
 }
@@ -134,7 +100,7 @@ static void connect_qp(struct flow *f)
 	};
 	if (ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		die("modify RTR");
+		itest_die("modify RTR");
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;      /* 67 ms */
 	a.retry_cnt = 7;
@@ -143,7 +109,7 @@ static void connect_qp(struct flow *f)
 	a.max_rd_atomic = 1;
 	if (ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("modify RTS");
+		itest_die("modify RTS");
 }
 
 static void print_counters(struct ibv_context *ctx, const char *role)
@@ -171,16 +137,12 @@ static void print_counters(struct ibv_context *ctx, const char *role)
 
 static int receiver(const char *dev, int port, int n)
 {
-	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_context *ctx = itest_open_dev(dev);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	if (!pd || !cq)
-		die("pd/cq");
-	int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, n))
-		die("listen");
+		itest_die("pd/cq");
+	int l = itest_listen_socket(port, n);
 	printf("receiver: listening on port %d for %d senders\n", port, n);
 	fflush(stdout);
 	struct flow fl[MAX_FLOWS];
@@ -188,23 +150,23 @@ static int receiver(const char *dev, int port, int n)
 	for (int i = 0; i < n; i++) {
 		fl[i].sock = accept(l, NULL, NULL);
 		if (fl[i].sock < 0)
-			die("accept");
+			itest_die("accept");
 		make_qp(ctx, pd, cq, &fl[i], 0x1000u * (uint32_t)(i + 1));
-		xfer(fl[i].sock, &fl[i].peer, sizeof(fl[i].peer), false);
-		xfer(fl[i].sock, &fl[i].me, sizeof(fl[i].me), true);
+		itest_xfer_or_die(fl[i].sock, &fl[i].peer, sizeof(fl[i].peer), false);
+		itest_xfer_or_die(fl[i].sock, &fl[i].me, sizeof(fl[i].me), true);
 		connect_qp(&fl[i]);
 	}
 	close(l);
 	uint32_t go = 1;
 	for (int i = 0; i < n; i++)
-		xfer(fl[i].sock, &go, sizeof(go), true);
+		itest_xfer_or_die(fl[i].sock, &go, sizeof(go), true);
 	printf("receiver: %d flows connected, go\n", n);
 	fflush(stdout);
 	double g[MAX_FLOWS], s = 0, s2 = 0;
 	int errors = 0;
 	for (int i = 0; i < n; i++) {
 		struct result r;
-		xfer(fl[i].sock, &r, sizeof(r), false);
+		itest_xfer_or_die(fl[i].sock, &r, sizeof(r), false);
 		g[i] = r.ns ? (double)r.bytes * 8.0 / (double)r.ns : 0;
 		errors += (int)r.errors;
 		printf("flow %d: %llu bytes in %llu ns = %.4f Gbit/s%s\n", i,
@@ -216,7 +178,7 @@ static int receiver(const char *dev, int port, int n)
 	printf("jain %.4f\n", s2 > 0 ? s * s / (n * s2) : 0.0);
 	print_counters(ctx, "receiver");
 	for (int i = 0; i < n; i++) {
-		xfer(fl[i].sock, &go, sizeof(go), true);   /* the senders may tear down */
+		itest_xfer_or_die(fl[i].sock, &go, sizeof(go), true);   /* the senders may tear down */
 		close(fl[i].sock);
 		ibv_destroy_qp(fl[i].qp);
 		ibv_dereg_mr(fl[i].mr);
@@ -231,32 +193,20 @@ static int receiver(const char *dev, int port, int n)
 static int sender(const char *dev, int port, const char *server, double secs, uint32_t size,
 		  int depth)
 {
-	struct ibv_context *ctx = open_dev(dev);
+	struct ibv_context *ctx = itest_open_dev(dev);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
 	struct ibv_cq *cq = ibv_create_cq(ctx, 512, NULL, NULL, 0);
 	if (!pd || !cq)
-		die("pd/cq");
+		itest_die("pd/cq");
 	struct flow f;
 	memset(&f, 0, sizeof(f));
-	f.sock = -1;
-	for (int tries = 0; tries < 100 && f.sock < 0; tries++) {
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-		inet_pton(AF_INET, server, &a.sin_addr);
-		f.sock = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(f.sock, (struct sockaddr *)&a, sizeof(a))) {
-			close(f.sock);
-			f.sock = -1;
-			usleep(100000);
-		}
-	}
-	if (f.sock < 0)
-		die("connect");
+	f.sock = itest_connect(server, port);
 	make_qp(ctx, pd, cq, &f, (uint32_t)getpid() * 7u);
-	xfer(f.sock, &f.me, sizeof(f.me), true);
-	xfer(f.sock, &f.peer, sizeof(f.peer), false);
+	itest_xfer_or_die(f.sock, &f.me, sizeof(f.me), true);
+	itest_xfer_or_die(f.sock, &f.peer, sizeof(f.peer), false);
 	connect_qp(&f);
 	uint32_t go;
-	xfer(f.sock, &go, sizeof(go), false);
+	itest_xfer_or_die(f.sock, &go, sizeof(go), false);
 
 	struct result r = { 0, 0, 0 };
 	uint64_t t0 = now_ns(), end = t0 + (uint64_t)(secs * 1e9);
@@ -274,14 +224,14 @@ static int sender(const char *dev, int port, const char *server, double secs, ui
 				.wr.rdma = { f.peer.addr + off, f.peer.rkey },
 			}, *bad;
 			if (ibv_post_send(f.qp, &wr, &bad))
-				die("ibv_post_send");
+				itest_die("ibv_post_send");
 			posted++;
 			out++;
 		}
 		struct ibv_wc wc[16];
 		int k = ibv_poll_cq(cq, 16, wc);
 		if (k < 0)
-			die("ibv_poll_cq");
+			itest_die("ibv_poll_cq");
 		for (int i = 0; i < k; i++) {
 			out--;
 			if (wc[i].status != IBV_WC_SUCCESS) {
@@ -311,8 +261,8 @@ static int sender(const char *dev, int port, const char *server, double secs, ui
 	       (double)r.bytes * 8.0 / (double)r.ns, r.errors);
 	print_counters(ctx, "sender");
 	fflush(stdout);
-	xfer(f.sock, &r, sizeof(r), true);
-	xfer(f.sock, &go, sizeof(go), false);
+	itest_xfer_or_die(f.sock, &r, sizeof(r), true);
+	itest_xfer_or_die(f.sock, &go, sizeof(go), false);
 	close(f.sock);
 	if (out == 0) {
 		ibv_destroy_qp(f.qp);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <infiniband/verbs.h>
+#include "itest.h"
 #include <netdb.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -59,76 +60,17 @@ struct ctx {
 	int sock;
 };
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
-
-static void xfer(int s, void *p, size_t n, bool send_it)
-{
-	uint8_t *b = p;
-	while (n) {
-		ssize_t r = send_it ? write(s, b, n) : read(s, b, n);
-		if (r <= 0)
-			die("oob exchange");
-		b += r;
-		n -= (size_t)r;
-	}
-}
-
 /* a tiny barrier/message over the TCP socket */
-static void oob_send(struct ctx *c, uint32_t v) { xfer(c->sock, &v, sizeof(v), true); }
-static uint32_t oob_recv(struct ctx *c) { uint32_t v; xfer(c->sock, &v, sizeof(v), false); return v; }
-
-static int oob_connect(const char *server, int port)
-{
-	int s = -1;
-	for (int tries = 0; tries < 100; tries++) {
-		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-		inet_pton(AF_INET, server, &a.sin_addr);
-		s = socket(AF_INET, SOCK_STREAM, 0);
-		if (connect(s, (struct sockaddr *)&a, sizeof(a)) == 0)
-			return s;
-		close(s);
-		usleep(100000);
-	}
-	die("connect");
-	return -1;
-}
-
-static int oob_listen(int port)
-{
-	int one = 1, l = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1))
-		die("listen");
-	int s = accept(l, NULL, NULL);
-	if (s < 0)
-		die("accept");
-	close(l);
-	return s;
-}
+static void oob_send(struct ctx *c, uint32_t v) { itest_xfer_or_die(c->sock, &v, sizeof(v), true); }
+static uint32_t oob_recv(struct ctx *c) { uint32_t v; itest_xfer_or_die(c->sock, &v, sizeof(v), false); return v; }
 
 static void setup(struct ctx *c, const char *devname)
 {
-	int n;
-	struct ibv_device **list = ibv_get_device_list(&n);
-	struct ibv_device *dev = NULL;
-	for (int i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), devname))
-			dev = list[i];
-	if (!dev)
-		die("device not found");
-	c->ctx = ibv_open_device(dev);
-	ibv_free_device_list(list);
-	if (!c->ctx)
-		die("ibv_open_device");
+	c->ctx = itest_open_dev(devname);
 	c->pd = ibv_alloc_pd(c->ctx);
 	c->cq = ibv_create_cq(c->ctx, 4096, NULL, NULL, 0);
 	if (!c->pd || !c->cq)
-		die("pd/cq");
+		itest_die("pd/cq");
 	c->buf = aligned_alloc(4096, BUF_SIZE);
 	c->ro = aligned_alloc(4096, RO_SIZE);
 	c->atom = aligned_alloc(4096, 4096);
@@ -140,7 +82,7 @@ static void setup(struct ctx *c, const char *devname)
 	c->ro_mr = ibv_reg_mr(c->pd, c->ro, RO_SIZE, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	c->atom_mr = ibv_reg_mr(c->pd, c->atom, 4096, rw | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!c->mr || !c->ro_mr || !c->atom_mr)
-		die("ibv_reg_mr");
+		itest_die("ibv_reg_mr");
 	for (int i = 0; i < NQP; i++) {
 		struct ibv_qp_init_attr ia = {
 			.send_cq = c->cq, .recv_cq = c->cq, .qp_type = IBV_QPT_RC,
@@ -149,16 +91,16 @@ static void setup(struct ctx *c, const char *devname)
 		};
 		c->qp[i] = ibv_create_qp(c->pd, &ia);
 		if (!c->qp[i])
-			die("ibv_create_qp");
+			itest_die("ibv_create_qp");
 		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .pkey_index = 0,
 			.qp_access_flags = rw | IBV_ACCESS_REMOTE_ATOMIC };
 		if (ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			die("modify INIT");
+			itest_die("modify INIT");
 		c->me.qpn[i] = c->qp[i]->qp_num;
 		c->me.psn[i] = (uint32_t)(0xFFFFF0 + i * 7) & 0xFFFFFF; /* start near the wrap */
 	}
 	if (ibv_query_gid(c->ctx, 1, 0, &c->me.gid))
-		die("ibv_query_gid");
+		itest_die("ibv_query_gid");
 	c->me.addr = (uintptr_t)c->buf;
 	c->me.rkey = c->mr->rkey;
 	c->me.ro_addr = (uintptr_t)c->ro;
@@ -180,7 +122,7 @@ static void connect_qps(struct ctx *c)
 		if (ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 				  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 				  IBV_QP_MIN_RNR_TIMER))
-			die("modify RTR");
+			itest_die("modify RTR");
 		a.qp_state = IBV_QPS_RTS;
 		a.timeout = 14;       /* 67 ms */
 		a.retry_cnt = 7;
@@ -189,7 +131,7 @@ static void connect_qps(struct ctx *c)
 		a.max_rd_atomic = 16;
 		if (ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
 				  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-			die("modify RTS");
+			itest_die("modify RTS");
 	}
 }
 
@@ -202,7 +144,7 @@ static struct ibv_wc wait_wc(struct ctx *c)
 	for (;;) {
 		int n = ibv_poll_cq(c->cq, 1, &wc);
 		if (n < 0)
-			die("ibv_poll_cq");
+			itest_die("ibv_poll_cq");
 		if (n == 1)
 			return wc;
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -219,7 +161,7 @@ static void post_send(struct ctx *c, int qi, struct ibv_send_wr *wr)
 	int rc = ibv_post_send(c->qp[qi], wr, &bad);
 	if (rc) {
 		errno = rc;
-		die("ibv_post_send");
+		itest_die("ibv_post_send");
 	}
 }
 
@@ -228,7 +170,7 @@ static void post_recv(struct ctx *c, int qi, uint64_t wr_id, void *addr, uint32_
 	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = c->mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 }, *bad;
 	if (ibv_post_recv(c->qp[qi], &wr, &bad))
-		die("ibv_post_recv");
+		itest_die("ibv_post_recv");
 }
 
 static uint8_t pattern(size_t i, uint32_t seed) { return (uint8_t)((i * 131u + seed * 7u + (i >> 8)) ^ seed); }
@@ -474,9 +416,9 @@ int main(int argc, char **argv)
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	setup(&c, dev);
-	c.sock = server_ip ? oob_connect(server_ip, port) : oob_listen(port);
-	xfer(c.sock, &c.me, sizeof(c.me), true);
-	xfer(c.sock, &c.peer, sizeof(c.peer), false);
+	c.sock = server_ip ? itest_connect(server_ip, port) : itest_listen(port);
+	itest_xfer_or_die(c.sock, &c.me, sizeof(c.me), true);
+	itest_xfer_or_die(c.sock, &c.peer, sizeof(c.peer), false);
 	connect_qps(&c);
 	if (server_ip) {
 		oob_recv(&c); /* wait until the server posted its receives */
