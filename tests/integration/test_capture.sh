@@ -10,7 +10,7 @@
 HERE=$(cd "$(dirname "$0")" && pwd)
 if ! command -v tshark >/dev/null; then fail "tshark is not installed"; finish; fi
 
-tshark -i lo -f "udp port 4791" -w "$TMP/lo.pcap" >"$TMP/tshark.log" 2>&1 &
+tshark -i lo -B 64 -f "udp port 4791" -w "$TMP/lo.pcap" >"$TMP/tshark.log" 2>&1 &
 tpid=$!
 for _ in $(seq 50); do grep -q "Capturing on" "$TMP/tshark.log" && break; sleep 0.1; done
 p=$(port)
