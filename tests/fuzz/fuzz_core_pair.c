@@ -92,6 +92,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cp_qp_opts o;
 	struct cp_qp rc[2], uc[2], ud[2];
 	struct srn_mr *mr[2];
+	cp_qcap = 512;          /* a small link queue makes each input cheap; */
+	cp_qdrop = true;        /* a full one drops, as a switch queue would */
 	struct cp_pair *cp = cp_new(NULL);
 
 	if (!cp)

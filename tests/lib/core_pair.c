@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint32_t cp_qcap = CP_QCAP;
+bool cp_qdrop;
+
 static long live_allocs, total_allocs;
 
 static void *cp_calloc(size_t n, size_t sz, void *user)
@@ -63,7 +66,7 @@ struct cp_pair *cp_new(cp_cfg_fn tune)
 			return NULL;
 		}
 		cp->pd[i] = srn_pd_alloc(cp->dev[i]);
-		cp->link[i].q = calloc(CP_QCAP, sizeof(struct cp_pkt));
+		cp->link[i].q = calloc(cp_qcap, sizeof(struct cp_pkt));
 		if (!cp->link[i].q) {
 			cp_free(cp);
 			return NULL;
@@ -86,11 +89,13 @@ void cp_free(struct cp_pair *cp)
 
 static void link_push(struct cp_link *l, const struct cp_pkt *p)
 {
-	if (l->n == CP_QCAP) {
+	if (l->n == cp_qcap) {
+		if (cp_qdrop)
+			return;         /* a full link drops, like a full switch queue */
 		fprintf(stderr, "core_pair: link queue overflow\n");
 		abort();
 	}
-	l->q[(l->head + l->n) % CP_QCAP] = *p;
+	l->q[(l->head + l->n) % cp_qcap] = *p;
 	l->n++;
 }
 
@@ -144,7 +149,7 @@ static uint64_t deliver(struct cp_pair *cp, int side)
 	uint64_t n = 0;
 	while (l->n) {
 		tmp = l->q[l->head];
-		l->head = (l->head + 1) % CP_QCAP;
+		l->head = (l->head + 1) % cp_qcap;
 		l->n--;
 		if (cp->mark_ce[side])
 			tmp.meta.ecn = 3;

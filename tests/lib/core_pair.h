@@ -21,6 +21,11 @@
 #include "core/srn_core.h"
 
 #define CP_QCAP 8192
+/* packets each direction of a link holds (default CP_QCAP); a test or fuzz
+ * target may lower it before cp_new to make pairs cheap to create */
+extern uint32_t cp_qcap;
+/* false (default): a full link aborts the test; true: it drops the packet */
+extern bool cp_qdrop;
 
 /* what the filter decides for one packet */
 enum cp_action { CP_PASS, CP_DROP, CP_DUP, CP_DELAY /* deliver after the next one */ };
