@@ -97,28 +97,31 @@ static bool split(const char *s, size_t n, char sep, size_t *hn, const char **ta
 static int k_ge(const char *v, size_t n, struct srn_fabric_link_cfg *c, char *w, size_t wl)
 {
 	double p[4] = { 0, 0, 0, 1 };
+	srn_ts step = SRN_FABRIC_GE_IDLE_STEP;
 	int k = 0;
 	for (;;) {
-		size_t hn, tn;
-		const char *t;
+		size_t hn = 0, tn = 0;
+		const char *t = NULL;
 		bool more = split(v, n, ',', &hn, &t, &tn);
-		if (k == 4) {
-			snprintf(w, wl, "more than 4 values");
+		if (k == 5) {
+			snprintf(w, wl, "more than 5 values");
 			return SRN_EINVAL;
 		}
-		int rc = srn_fabric_val_prob(v, more ? hn : n, &p[k++]);
+		int rc = k < 4 ? srn_fabric_val_prob(v, more ? hn : n, &p[k])
+			       : srn_fabric_val_time(v, more ? hn : n, &step);
 		if (rc < 0)
 			return rc;
+		k++;
 		if (!more)
 			break;
 		v = t;
 		n = tn;
 	}
-	if (k != 2 && k != 4) {
-		snprintf(w, wl, "%d values, expected 2 or 4", k);
+	if (k != 2 && k != 4 && k != 5) {
+		snprintf(w, wl, "%d values, expected 2, 4 or 5", k);
 		return SRN_EINVAL;
 	}
-	c->ge = (struct srn_fabric_ge){ p[0], p[1], p[2], p[3] };
+	c->ge = (struct srn_fabric_ge){ p[0], p[1], p[2], p[3], step };
 	return 0;
 }
 
@@ -211,7 +214,7 @@ static const struct knob knobs[] = {
 	{ "kmax",    MEMBER(kmax),     k_kmax,    BYTES },
 	{ "pmax",    MEMBER(pmax),     k_pmax,    PROB },
 	{ "loss",    MEMBER(loss),     k_loss,    PROB },
-	{ "ge",      MEMBER(ge),       k_ge,      "P_GB,P_BG[,LOSS_GOOD,LOSS_BAD] such as 0.01,0.3,0,0.5" },
+	{ "ge",      MEMBER(ge),       k_ge,      "P_GB,P_BG[,LOSS_GOOD,LOSS_BAD[,IDLE_STEP]] such as 0.01,0.3,0,0.5,10us" },
 	{ "dup",     MEMBER(dup),      k_dup,     PROB },
 	{ "corrupt", MEMBER(corrupt),  k_corrupt, PROB },
 	{ "delay",   MEMBER(delay),    k_delay,   TIME },

@@ -59,6 +59,7 @@ struct srn_fabric_link {
 	/* fixed-point probabilities of cfg */
 	uint64_t p_loss, p_dup, p_corrupt, p_reorder, p_gb, p_bg, p_lg, p_lb, p_pmax;
 	bool     ge_bad;
+	srn_ts   ge_last;            /* time of the chain's last step */
 	struct srn_fabric_rng rng;
 	/* output queue: packets admitted and not yet fully serialised */
 	srn_ts   busy_until;

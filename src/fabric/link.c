@@ -11,9 +11,35 @@
  * Random numbers are drawn only for features that are configured, from the
  * link's own generator, in this fixed order.
  */
+#include <math.h>
 #include <string.h>
 
 #include "fabric_int.h"
+
+/* Gilbert-Elliott over silence: n = (t - last) / idle_step steps of the
+ * chain at once, drawn from its n-step transition probability. With
+ * lambda = 1 - P_GB - P_BG and pi = P_GB / (P_GB + P_BG) (the long-run
+ * share of bad), P(bad after n | bad) = pi + (1 - pi) lambda^n and
+ * P(bad after n | good) = pi (1 - lambda^n). A long quiet period leaves the
+ * chain in its stationary state; a retransmission after a 67 ms timeout is
+ * not still inside the burst that lost the original. */
+static void ge_idle(struct srn_fabric_link *l, srn_ts t)
+{
+	srn_ts step = l->cfg.ge.idle_step, last = l->ge_last;
+	l->ge_last = t;
+	if (!step || t <= last || t - last < step)
+		return;
+	double pgb = l->cfg.ge.p_gb, pbg = l->cfg.ge.p_bg;
+	if (pgb + pbg <= 0)
+		return;
+	double n = (double)((t - last) / step);
+	double lam = pow(1.0 - pgb - pbg, n), pi = pgb / (pgb + pbg);
+	double pbad = l->ge_bad ? pi + (1.0 - pi) * lam : pi * (1.0 - lam);
+	bool bad = srn_fabric_rng_chance(&l->rng, srn_fabric_prob_fixed(pbad));
+	if (bad && !l->ge_bad)
+		l->ctr[SRN_FABRIC_CTR_GE_BURSTS]++;
+	l->ge_bad = bad;
+}
 
 void srn_fabric_link_init(struct srn_fabric_link *l, const struct srn_fabric_link_cfg *cfg,
 			  uint64_t seed)
@@ -29,6 +55,7 @@ void srn_fabric_link_init(struct srn_fabric_link *l, const struct srn_fabric_lin
 	l->p_lb = srn_fabric_prob_fixed(cfg->ge.loss_bad);
 	l->p_pmax = srn_fabric_prob_fixed(cfg->pmax);
 	l->ge_bad = false;
+	l->ge_last = 0;
 	srn_fabric_rng_seed(&l->rng, seed);
 	l->busy_until = 0;
 	l->q_bytes = 0;
@@ -183,6 +210,7 @@ void srn_fabric_link_admit(struct srn_fabric *fab, uint32_t port, enum srn_fabri
 		return;
 	}
 	if (l->p_gb || l->p_lg) {
+		ge_idle(l, t);
 		if (!l->ge_bad) {
 			if (srn_fabric_rng_chance(&l->rng, l->p_gb)) {
 				l->ge_bad = true;

@@ -64,7 +64,13 @@ struct srn_fabric_ge {         /* Gilbert-Elliott two-state loss */
 	double p_bg;           /* P(bad -> good), drawn once per packet in bad */
 	double loss_good;      /* loss probability while good */
 	double loss_bad;       /* loss probability while bad */
+	/* silence on the link also moves the chain: every idle_step of time
+	 * since the previous packet counts as one more step (0: packets only,
+	 * as netem's gemodel). The configuration language's default is
+	 * SRN_FABRIC_GE_IDLE_STEP, so a burst does not outlive a quiet link. */
+	srn_ts idle_step;
 };
+#define SRN_FABRIC_GE_IDLE_STEP (10 * 1000)   /* 10 us */
 struct srn_fabric_reorder {
 	double p;              /* fraction of packets held back */
 	srn_ts delay;          /* extra delay of a held-back packet */

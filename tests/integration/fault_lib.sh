@@ -8,7 +8,8 @@
 #
 # The fabric's seed is SRN_FAULT_SEED if set, else 1000+N: a run is
 # repeatable (the loss/dup/corrupt/path decisions depend only on the seed and
-# the packet order of each link) and the seed is printed.
+# the packet order of each link) and the seed is printed. SRN_FAULT_PCAP=FILE
+# makes the fabric write every packet it switches and drops to FILE.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 FAB_IP=127.0.50.250
@@ -24,7 +25,8 @@ fault_id() {
 # fab_start STATEMENT... : start `softrnic fabric` with these statements
 fab_start() {
 	FAB_STMTS="$*"
-	"$SOFTRNIC" fabric --listen "$FAB_IP:$FPORT" --seed "$SEED" "$@" >"$TMP/fabric.log" 2>&1 &
+	"$SOFTRNIC" fabric --listen "$FAB_IP:$FPORT" --seed "$SEED" \
+		${SRN_FAULT_PCAP:+--pcap "$SRN_FAULT_PCAP" --pcap-drops} "$@" >"$TMP/fabric.log" 2>&1 &
 	FABPID=$!
 	for _ in $(seq 50); do grep -q "listening on" "$TMP/fabric.log" && break; sleep 0.1; done
 	echo "fabric: seed $SEED, listening on $FAB_IP:$FPORT: $FAB_STMTS"

@@ -590,6 +590,7 @@ static void server_rc(struct ctx *c)
 				printf("server: client gone after round %u\n", r);
 				return;
 			}
+			print_counters(c);
 			itest_die("round sync");
 		}
 		if (t == OOB_ABORT) {
@@ -835,6 +836,14 @@ static void print_counters(struct ctx *c)
 		for (unsigned i = 0; i < n; i++)
 			if (!strcmp(softrnic_counter_name(i), want[w]))
 				printf(" %s=%llu", want[w], (unsigned long long)v[i]);
+	/* and every other counter that moved */
+	for (unsigned i = 0; i < n; i++) {
+		bool listed = false;
+		for (size_t w = 0; w < sizeof(want) / sizeof(want[0]); w++)
+			listed |= !strcmp(softrnic_counter_name(i), want[w]);
+		if (!listed && v[i])
+			printf(" %s=%llu", softrnic_counter_name(i), (unsigned long long)v[i]);
+	}
 	printf("\n");
 	free(v);
 }

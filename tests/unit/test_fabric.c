@@ -416,6 +416,61 @@ SRN_TEST(test_fabric_random_loss_rate)
 	loss_rate(0.05);
 }
 
+/* losses of a GE link carrying n packets gap apart: total and how many
+ * followed a lost packet */
+static void ge_losses(srn_ts idle_step, srn_ts gap, uint32_t n, uint32_t *lost, uint32_t *after_loss,
+		      uint64_t *bursts)
+{
+	struct srn_fabric_port_cfg c = out_cfg((struct srn_fabric_link_cfg){
+		.ge = { 0.005, 0.25, 0, 1, idle_step } });
+	struct run r;
+	run_init(&r, 11, &c, 64, n);
+	send_stream(&r, n, 0, gap, 100, 0);
+	*lost = *after_loss = 0;
+	uint32_t expect = 0;
+	for (size_t i = 0; i <= r.n; i++) {
+		uint32_t s = i < r.n ? r.rec[i].seq : n;
+		if (s > expect) {
+			*lost += s - expect;
+			*after_loss += s - expect - 1;   /* every loss of a run but its first */
+		}
+		expect = s + 1;
+	}
+	*bursts = ctr_b(&r)[SRN_FABRIC_CTR_GE_BURSTS];
+	CHECK_EQ(*lost, ctr_b(&r)[SRN_FABRIC_CTR_DROP_BURST]);
+	run_free(&r);
+}
+
+SRN_TEST(test_fabric_gilbert_elliott_silence_ends_bursts)
+{
+	/* P_GB 0.005, P_BG 0.25: 1.96 % loss in bursts of mean 4. Packets 1 ms
+	 * apart on a link whose chain also steps every 10 us of silence (100
+	 * steps between packets): each packet sees the stationary chain, so
+	 * losses are independent - P(loss | previous lost) is the loss rate,
+	 * not 0.75. This is what lets a retransmission after a timeout escape
+	 * the burst that lost the original. */
+	uint32_t lost, after, lost0, after0;
+	uint64_t bursts, bursts0;
+	const uint32_t N = 100000;
+	ge_losses(10 * US, 1000 * US, N, &lost, &after, &bursts);
+	double rate = (double)lost / N, cond = lost ? (double)after / lost : 1;
+	CHECK(rate > 0.0196 - 0.003 && rate < 0.0196 + 0.003);
+	CHECK(cond < 0.06);
+	CHECK(bursts >= lost - after);           /* every run of losses began a burst */
+	/* the same spacing with packet steps only (netem's model): bursts span
+	 * the silence, 3 of 4 losses follow a loss */
+	ge_losses(0, 1000 * US, N, &lost0, &after0, &bursts0);
+	double cond0 = lost0 ? (double)after0 / lost0 : 0;
+	CHECK(cond0 > 0.70 && cond0 < 0.80);
+	/* packets closer than the step: the silence rule never fires, the
+	 * losses are exactly those of the packet-only chain */
+	ge_losses(10 * US, 1 * US, N, &lost, &after, &bursts);
+	ge_losses(0, 1 * US, N, &lost0, &after0, &bursts0);
+	CHECK_EQ(lost, lost0);
+	CHECK_EQ(after, after0);
+	CHECK_EQ(bursts, bursts0);
+}
+
 SRN_TEST(test_fabric_gilbert_elliott_bursts)
 {
 	/* good->bad 0.01, bad->good 0.25, loss 0 in good and 1 in bad:

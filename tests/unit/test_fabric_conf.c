@@ -43,6 +43,7 @@ SRN_TEST(test_fabric_conf_example)
 	CHECK(o->pmax == 0.2);
 	CHECK(o->loss == 0.01);
 	CHECK(o->ge.p_gb == 0.01 && o->ge.p_bg == 0.3 && o->ge.loss_good == 0 && o->ge.loss_bad == 0.5);
+	CHECK_EQ(o->ge.idle_step, SRN_FABRIC_GE_IDLE_STEP);    /* the default */
 	CHECK(o->dup == 0.01);
 	CHECK(o->corrupt == 0.005);
 	CHECK_EQ(o->delay, 10 * US);
@@ -128,7 +129,9 @@ SRN_TEST(test_fabric_conf_values)
 	const char *text =
 		"port 1.2.3.4 rate=2.5g delay=1.5ms jitter=250ns loss=0.1% kmax=1.5m kmin=100 "
 		"pmax=1 ge=0.1,0.2 paths=1:7us reorder=1,0\n"
-		"port 1.2.3.5 rate=100M delay=2s loss=1 down=0+1us\n";
+		"port 1.2.3.5 rate=100M delay=2s loss=1 down=0+1us\n"
+		"port 1.2.3.6 ge=0.1,0.2,0,1,250us\n"
+		"port 1.2.3.7 ge=0.1,0.2,0.01,0.9,0\n";
 	REQUIRE(parse(&c, text, err, sizeof(err)) == 0);
 	struct srn_fabric_port_cfg p;
 	srn_fabric_conf_port_cfg(&c, 0x01020304, &p);
@@ -141,15 +144,21 @@ SRN_TEST(test_fabric_conf_values)
 	CHECK_EQ(o->kmin, 100);
 	CHECK(o->pmax == 1);
 	CHECK(o->ge.p_gb == 0.1 && o->ge.p_bg == 0.2 && o->ge.loss_good == 0 && o->ge.loss_bad == 1);
+	CHECK_EQ(o->ge.idle_step, SRN_FABRIC_GE_IDLE_STEP);
 	CHECK_EQ(o->paths.n, 1);
 	CHECK_EQ(o->paths.delay[0], 7 * US);
 	CHECK(o->reorder.p == 1);
 	CHECK_EQ(o->reorder.delay, 0);
+	srn_fabric_conf_port_cfg(&c, 0x01020306, &p);
+	CHECK_EQ(p.link[SRN_FABRIC_OUT].ge.idle_step, 250 * US);
+	srn_fabric_conf_port_cfg(&c, 0x01020307, &p);
+	CHECK(p.link[SRN_FABRIC_OUT].ge.loss_good == 0.01 && p.link[SRN_FABRIC_OUT].ge.loss_bad == 0.9);
+	CHECK_EQ(p.link[SRN_FABRIC_OUT].ge.idle_step, 0);   /* packets only */
 	srn_fabric_conf_port_cfg(&c, 0x01020305, &p);
 	CHECK_EQ(p.link[SRN_FABRIC_OUT].rate_bps, 100000000ull);
 	CHECK_EQ(p.link[SRN_FABRIC_OUT].delay, 2 * S);
 	CHECK_EQ(p.link[SRN_FABRIC_OUT].down.len, 1 * US);
-	CHECK_EQ(c.nports, 2);
+	CHECK_EQ(c.nports, 4);
 }
 
 static void reject(const char *text, const char *want1, const char *want2)
@@ -186,9 +195,10 @@ SRN_TEST(test_fabric_conf_rejects_bad_tokens)
 	reject("port 127.0.0.1 paths=0:", "number of paths", NULL);
 	reject("port 127.0.0.1 paths=17:0", "number of paths", NULL);
 	reject("port 127.0.0.1 paths=20us", "missing ':'", NULL);
-	reject("port 127.0.0.1 ge=0.1", "'ge=0.1'", "1 values, expected 2 or 4");
+	reject("port 127.0.0.1 ge=0.1", "'ge=0.1'", "1 values, expected 2, 4 or 5");
 	reject("port 127.0.0.1 ge=0.1,0.2,0.3", "3 values", NULL);
-	reject("port 127.0.0.1 ge=0.1,0.2,0.3,0.4,0.5", "more than 4 values", NULL);
+	reject("port 127.0.0.1 ge=0.1,0.2,0.3,0.4,0.5", "'ge=0.1,0.2,0.3,0.4,0.5'", NULL);
+	reject("port 127.0.0.1 ge=0.1,0.2,0,1,5us,1", "more than 5 values", NULL);
 	reject("port 127.0.0.1 reorder=0.1", "missing the hold-back delay", NULL);
 	reject("port 127.0.0.1 down=2s", "missing '+'", NULL);
 	reject("port 127.0.0.1 down=1s+2s/1s", "port 127.0.0.1: in.down: period shorter", NULL);
