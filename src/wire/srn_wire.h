@@ -250,6 +250,21 @@ void srn_icrc_store(const struct srn_ip_info *ip, uint8_t *pkt, size_t len);
 /* 0 if ok, SRN_WIRE_EICRC if not. */
 int srn_icrc_check(const struct srn_ip_info *ip, const uint8_t *pkt, size_t len);
 
+/* The IPv4 ID under the ICRC (icrc_id.c). srn_icrc_id_shift: a factor that
+ * depends only on the packet length (UDP payload len, ICRC included);
+ * srn_icrc_id_delta: what the ICRC changes by when the ID changes by
+ * id_xor; srn_icrc_set_id: rewrite a stored ICRC computed with ID `from` to
+ * the one of ID `to`. */
+uint32_t srn_icrc_id_shift(size_t len);
+uint32_t srn_icrc_id_delta(uint32_t shift, uint16_t id_xor);
+void srn_icrc_set_id(uint8_t *pkt, size_t len, uint32_t shift, uint16_t from, uint16_t to);
+/* Check the ICRC with ip->ip_id, then (if ip->ip_id < span, span a power of
+ * two <= 32768) with every other ID in 0..span-1: a receiver behind a UDP
+ * socket does not see the ID a GSO segment carried. 0 and the ID that
+ * matched in *id_out (may be NULL), or SRN_WIRE_EICRC. */
+int srn_icrc_check_ids(const struct srn_ip_info *ip, const uint8_t *pkt, size_t len,
+		       uint16_t span, uint16_t *id_out);
+
 /* pad count for a payload of n bytes */
 static inline uint8_t srn_pad_for(uint32_t n) { return (uint8_t)((4u - (n & 3u)) & 3u); }
 
