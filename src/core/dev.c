@@ -32,7 +32,7 @@ const char *const srn_ctr_names[SRN_CTR_MAX] = {
 	"cc_events", "cc_event_drops", "cc_rate_updates", "cc_rate_stale",
 	"cc_pace_waits", "cc_rate_kbps_last", "cc_algo_swaps",
 	"tx_rtt_probes", "rx_rtt_probes", "tx_rtt_responses", "rx_rtt_responses",
-	"drop_rtt_probe", "rx_nak_seq_repeat",
+	"drop_rtt_probe", "rx_nak_seq_repeat", "rx_icrc_other_id",
 };
 _Static_assert(sizeof(srn_ctr_names) / sizeof(srn_ctr_names[0]) == SRN_CTR_MAX, "counter names");
 
@@ -318,10 +318,13 @@ int srn_dev_recv(struct srn_dev *dev, const uint8_t *pkt, size_t len,
 	ip.dport = meta->dport;
 	ip.ttl = meta->ttl;
 	ip.tos = (uint8_t)((meta->dscp << 2) | (meta->ecn & 3));
-	if (srn_icrc_check(&ip, pkt, len) != 0) {
+	uint16_t id = ip.ip_id;
+	if (srn_icrc_check_ids(&ip, pkt, len, meta->ip_id_exact ? 1 : SRN_GSO_ID_SPAN, &id) != 0) {
 		srn_ctr_inc(dev, SRN_CTR_DROP_BAD_ICRC);
 		return SRN_EDROP;
 	}
+	if (id != ip.ip_id)
+		srn_ctr_inc(dev, SRN_CTR_RX_ICRC_OTHER_ID);
 	if (dev->cc && srn_is_cc_probe(pkt[0]))
 		return srn_cong_recv_probe(dev, pkt, len, meta, now);
 	struct srn_pkt p;

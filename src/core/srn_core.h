@@ -80,7 +80,7 @@ struct srn_mem {
 	X(CC_EVENTS)          X(CC_EVENT_DROPS)    X(CC_RATE_UPDATES)    X(CC_RATE_STALE) \
 	X(CC_PACE_WAITS)      X(CC_RATE_KBPS_LAST) X(CC_ALGO_SWAPS) \
 	X(TX_RTT_PROBES)      X(RX_RTT_PROBES)     X(TX_RTT_RESPONSES)   X(RX_RTT_RESPONSES) \
-	X(DROP_RTT_PROBE)     X(RX_NAK_SEQ_REPEAT)
+	X(DROP_RTT_PROBE)     X(RX_NAK_SEQ_REPEAT)  X(RX_ICRC_OTHER_ID)
 
 enum srn_ctr {
 #define SRN_CTR_ENUM(n) SRN_CTR_##n,
@@ -155,7 +155,12 @@ struct srn_pkt_meta {
 	uint8_t  dscp;
 	uint8_t  ttl;           /* hop limit */
 	uint16_t ip_id;         /* IPv4 identification (0 for DF datagrams) */
+	/* received: ip_id is the real header's (the fabric backend). Else it
+	 * is a hint (a GSO segment's index) and the ICRC check also accepts
+	 * the other IDs a GSO send gives (0..SRN_GSO_ID_SPAN-1). */
+	bool     ip_id_exact;
 };
+#define SRN_GSO_ID_SPAN 64      /* the kernel's UDP_MAX_SEGMENTS */
 
 /* ------------------------------------------------------------------------ */
 /* Device                                                                     */

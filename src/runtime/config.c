@@ -337,6 +337,15 @@ int srn_rt_config_load(struct srn_rt_devcfg *out, int max)
 			}
 		}
 	}
+	const char *off = getenv("SOFTRNIC_OFFLOAD");
+	if (off && *off) {
+		if (strcmp(off, "0") && strcmp(off, "1")) {
+			fprintf(stderr, "softrnic: SOFTRNIC_OFFLOAD: '%s': expected 0 or 1\n", off);
+			return -1;
+		}
+		for (int i = 0; i < n; i++)
+			out[i].no_offload = !strcmp(off, "0");
+	}
 	const char *fab = getenv("SOFTRNIC_FABRIC");
 	if (fab && *fab) {
 		struct sockaddr_in sa;

@@ -106,6 +106,7 @@ int srn_rt_ipv4_udp_parse(const uint8_t *d, size_t len, struct srn_pkt_meta *m, 
 	m->dscp = (uint8_t)(d[1] >> 2);
 	m->ttl = d[8];
 	m->ip_id = srn_get16(d + 4);
+	m->ip_id_exact = true;         /* the real header */
 	*off = ihl + 8;
 	return (int)(len - ihl - 8);
 }

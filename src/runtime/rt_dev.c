@@ -47,7 +47,7 @@
 /* the runtime's own counters, published after the core's */
 #define RT_COUNTERS(X) X(RX_BATCHES) X(TX_BATCHES) X(RX_TRUNC) X(RX_ERRORS) \
 	X(TX_ERRORS) X(TX_NO_SOCKET) X(WAKEUPS) X(KICKS) \
-	X(RX_BAD_IP) X(RX_NOT_MINE) X(FABRIC_HELLOS)
+	X(RX_BAD_IP) X(RX_NOT_MINE) X(FABRIC_HELLOS) X(TX_GSO_SENDS) X(RX_GRO_DGRAMS)
 enum rt_ctr {
 #define RT_ENUM(n) RT_CTR_##n,
 	RT_COUNTERS(RT_ENUM)
@@ -61,6 +61,8 @@ static const char *const rt_ctr_names[RT_CTR_MAX] = {
 	 * ones not addressed to this device (address or UDP port); HELLO echoes
 	 * seen after the attachment */
 	"rt_rx_bad_ip", "rt_rx_not_mine", "rt_fabric_hellos",
+	/* UDP GSO sends (several packets in one) and GRO datagrams received */
+	"rt_tx_gso_sends", "rt_rx_gro_dgrams",
 };
 
 struct srn_rt_dev {
@@ -118,10 +120,17 @@ static void pcap_packet(struct srn_rt_dev *rd, const struct srn_pkt_meta *m,
 
 static void tx_flush(struct srn_rt_dev *rd)
 {
-	if (!rd->tx.n)
+	struct srn_rt_txbatch *b = &rd->tx;
+	int n = b->n;
+	if (!n)
 		return;
-	int failed = srn_rt_udp_flush(&rd->udp, &rd->tx, &rd->rt_ctr[RT_CTR_TX_BATCHES]);
+	int failed = srn_rt_udp_flush(&rd->udp, b, &rd->rt_ctr[RT_CTR_TX_BATCHES]);
 	rd->rt_ctr[RT_CTR_TX_ERRORS] += (uint64_t)failed;
+	rd->rt_ctr[RT_CTR_TX_GSO_SENDS] = b->gso_sends;
+	/* captured after the send: a GSO segment's IPv4 ID (and ICRC) is known */
+	if (rd->pcap)
+		for (int i = 0; i < n; i++)
+			pcap_packet(rd, &b->meta[i], b->data + (size_t)i * SRN_RT_BUFSZ, b->len[i]);
 }
 
 static bool app_busy(struct srn_rt_dev *rd, srn_ts now)
@@ -158,8 +167,6 @@ static int tx_pump(struct srn_rt_dev *rd, srn_ts now, bool defer)
 			m->dport = SRN_ROCEV2_UDP_PORT;
 		b->len[b->n] = (size_t)len;
 		b->sock[b->n] = (uint8_t)s;
-		if (rd->pcap)
-			pcap_packet(rd, m, buf, (size_t)len);
 		if (++b->n == SRN_RT_BATCH)
 			tx_flush(rd);
 	}
@@ -184,7 +191,8 @@ static int rx_round(struct srn_rt_dev *rd)
 		const struct mmsghdr *mm = &rd->rx.msg[i];
 		const uint8_t *pkt = rd->rx.iov[i].iov_base;
 		struct srn_pkt_meta meta;
-		if ((mm->msg_hdr.msg_flags & MSG_TRUNC) || mm->msg_len > SRN_MAX_PKT) {
+		if ((mm->msg_hdr.msg_flags & MSG_TRUNC) ||
+		    (rd->udp.fabric && mm->msg_len > SRN_MAX_PKT + SRN_RT_IPUDP_HDR + 40)) {
 			rd->rt_ctr[RT_CTR_RX_TRUNC]++;
 			srn_dev_counters_mut(rd->core)[SRN_CTR_DROP_MALFORMED]++;
 			continue;
@@ -215,10 +223,32 @@ static int rx_round(struct srn_rt_dev *rd)
 			(void)srn_dev_recv(rd->core, pkt, (size_t)plen, &meta, now);
 			continue;
 		}
-		srn_rt_udp_rx_meta(&rd->udp, &rd->rx, i, &meta);
-		if (rd->pcap)
-			pcap_packet(rd, &meta, pkt, mm->msg_len);
-		(void)srn_dev_recv(rd->core, pkt, mm->msg_len, &meta, now);
+		size_t seg = (size_t)srn_rt_udp_rx_meta(&rd->udp, &rd->rx, i, &meta);
+		if (!seg)
+			seg = mm->msg_len;
+		else
+			rd->rt_ctr[RT_CTR_RX_GRO_DGRAMS]++;
+		/* a GRO datagram: segments of `seg` bytes (the last may be
+		 * shorter), the i-th sent with IPv4 ID i (the ICRC's hint) */
+		uint16_t id = 0;
+		for (size_t off = 0; off < mm->msg_len; off += seg, id++) {
+			size_t l = mm->msg_len - off < seg ? mm->msg_len - off : seg;
+			if (l > SRN_MAX_PKT) {
+				rd->rt_ctr[RT_CTR_RX_TRUNC]++;
+				srn_dev_counters_mut(rd->core)[SRN_CTR_DROP_MALFORMED]++;
+				continue;
+			}
+			meta.ip_id = id;
+			if (rd->pcap) {
+				/* the capture shows the ID the packet really had
+				 * (the one its ICRC matches), not just the hint */
+				struct srn_ip_info ip;
+				srn_rt_ipinfo_from_meta(&ip, &meta);
+				(void)srn_icrc_check_ids(&ip, pkt + off, l, SRN_GSO_ID_SPAN, &meta.ip_id);
+				pcap_packet(rd, &meta, pkt + off, l);
+			}
+			(void)srn_dev_recv(rd->core, pkt + off, l, &meta, now);
+		}
 	}
 	return n;
 }
@@ -505,7 +535,8 @@ static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
 				strerror(-r), a, ntohs(rd->cfg.fabric.sin_port));
 			goto fail;
 		}
-	} else if ((r = srn_rt_udp_open(&rd->udp, rd->cfg.ip, rd->cfg.port)) < 0) {
+	} else if ((r = srn_rt_udp_open(&rd->udp, rd->cfg.ip, rd->cfg.port,
+					    !rd->cfg.no_offload)) < 0) {
 		goto fail;
 	}
 	rd->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

@@ -46,15 +46,21 @@ uint64_t srn_rt_realtime_ns(void);
 #define SRN_RT_SOCKBUF   (8 << 20)  /* >= the core's default 1024 packets in flight */
 #define SRN_RT_IPUDP_HDR 28     /* IPv4 (IHL 5) + UDP header (ipv4.c) */
 #define SRN_RT_BUFSZ     (SRN_MAX_PKT + 64) /* > SRN_MAX_PKT so oversize shows as MSG_TRUNC */
+/* a receive buffer holds a whole UDP GRO datagram (up to 64 segments) */
+#define SRN_RT_RXBUFSZ   65536
+/* UDP GSO: at most the kernel's UDP_MAX_SEGMENTS segments, and the whole
+ * send must fit one UDP datagram */
+#define SRN_RT_GSO_SEGS  SRN_GSO_ID_SPAN
+#define SRN_RT_GSO_BYTES 65507
 
 struct srn_rt_rxbatch {
 	struct mmsghdr msg[SRN_RT_BATCH];
 	struct iovec iov[SRN_RT_BATCH];
 	struct sockaddr_in from[SRN_RT_BATCH];
-	/* IP_PKTINFO + IP_TOS + IP_TTL */
-	union { char buf[CMSG_SPACE(sizeof(struct in_pktinfo)) + 2 * CMSG_SPACE(sizeof(int))];
+	/* IP_PKTINFO + IP_TOS + IP_TTL + UDP_GRO */
+	union { char buf[CMSG_SPACE(sizeof(struct in_pktinfo)) + 3 * CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align; } ctl[SRN_RT_BATCH];
-	uint8_t *data;          /* SRN_RT_BATCH * SRN_RT_BUFSZ */
+	uint8_t *data;          /* SRN_RT_BATCH * SRN_RT_RXBUFSZ */
 	int dirty;              /* entries whose lengths the last recvmmsg changed */
 };
 
@@ -71,7 +77,11 @@ struct srn_rt_txbatch {
 	struct mmsghdr msg[SRN_RT_BATCH];
 	struct iovec iov[SRN_RT_BATCH];
 	struct sockaddr_in to[SRN_RT_BATCH];
-	union { char buf[2 * CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } ctl[SRN_RT_BATCH];
+	/* IP_TOS + IP_TTL + UDP_SEGMENT */
+	union { char buf[2 * CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align; } ctl[SRN_RT_BATCH];
+	uint16_t segs[SRN_RT_BATCH];    /* packets in each message of the last sendmmsg */
+	uint64_t gso_sends;             /* messages that carried more than one packet */
 };
 
 struct srn_rt_udp {
@@ -81,12 +91,16 @@ struct srn_rt_udp {
 	struct in_addr ip;
 	uint16_t port;
 	bool fabric;                    /* whole IPv4 packets to/from `softrnic fabric` */
+	bool gso;                       /* send runs of equal-size packets as one UDP GSO send */
+	bool gro;                       /* the receive socket has UDP_GRO */
 	struct sockaddr_in fab;         /* the fabric's address */
 };
 
-/* Open the receive socket on ip:port and the send sockets on ip:0.
- * Returns 0 or -errno (with a message on stderr). */
-int  srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port);
+/* Open the receive socket on ip:port and the send sockets on ip:0; with
+ * offload, UDP GSO on the send sockets and UDP GRO on the receive socket
+ * (each only if the kernel has it). Returns 0 or -errno (with a message on
+ * stderr). */
+int  srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port, bool offload);
 void srn_rt_udp_close(struct srn_rt_udp *u);
 int  srn_rt_rxbatch_init(struct srn_rt_rxbatch *b);
 void srn_rt_rxbatch_free(struct srn_rt_rxbatch *b);
@@ -104,13 +118,18 @@ int  srn_rt_udp_open_fabric(struct srn_rt_udp *u, struct in_addr ip, uint16_t po
 int  srn_rt_fabric_hello(struct srn_rt_udp *u, int timeout_ms);
 /* One non-blocking recvmmsg; returns datagrams received (0 if none), or -errno. */
 int  srn_rt_udp_recv(struct srn_rt_udp *u, struct srn_rt_rxbatch *b);
-/* Fill meta of datagram i from its addresses and control messages. */
-void srn_rt_udp_rx_meta(const struct srn_rt_udp *u, const struct srn_rt_rxbatch *b, int i,
+/* Fill meta of datagram i from its addresses and control messages; returns
+ * the UDP GRO segment size if the datagram holds several packets, else 0. */
+int  srn_rt_udp_rx_meta(const struct srn_rt_udp *u, const struct srn_rt_rxbatch *b, int i,
 			struct srn_pkt_meta *meta);
 /* Index of the send socket with UDP source port sport, or -1. */
 int  srn_rt_udp_sock_of(const struct srn_rt_udp *u, uint16_t sport);
 /* Send every queued packet of b (grouped per send socket, in order within a
- * socket) and empty b. Returns the number of packets that failed. */
+ * socket) and empty b. With u->gso, a run of consecutive packets of one
+ * socket to one destination with the same TOS/TTL and size (the last may be
+ * shorter) leaves as one UDP GSO send; the kernel gives its i-th segment
+ * IPv4 ID i, so that packet's ICRC is rewritten for ID i and meta.ip_id set
+ * to i (for the capture). Returns the number of packets that failed. */
 int  srn_rt_udp_flush(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *batches);
 
 /* ---- ipv4.c ---------------------------------------------------------- */

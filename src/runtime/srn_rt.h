@@ -39,6 +39,9 @@ struct srn_rt_devcfg {
 	 * whole IPv4 packet to `softrnic fabric` at this address; sin_port 0 =
 	 * no fabric (UDP straight to the peer) */
 	struct sockaddr_in fabric;
+	/* SOFTRNIC_OFFLOAD=0: no UDP GSO/GRO (one datagram per packet and
+	 * syscall batch entry, UDP checksum 0) */
+	bool no_offload;
 };
 
 /*

@@ -60,6 +60,7 @@ bool srn_sim_frame_unwrap(const uint8_t *pkt, size_t len, struct srn_pkt_meta *m
 	m->dscp = pkt[1] >> 2;
 	m->ttl = pkt[8];
 	m->ip_id = srn_get16(pkt + 4);
+	m->ip_id_exact = true;
 	*payload = udp + 8;
 	*plen = ulen - 8;
 	return true;

@@ -348,7 +348,7 @@ SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
 	struct srn_rt_rxbatch *rx = calloc(1, sizeof *rx);
 	struct srn_rt_txbatch *tx = calloc(1, sizeof *tx);
 	REQUIRE(rx && tx);
-	REQUIRE(srn_rt_udp_open(&u, ip4("127.0.99.5"), 4791) == 0);
+	REQUIRE(srn_rt_udp_open(&u, ip4("127.0.99.5"), 4791, true) == 0);
 	REQUIRE(srn_rt_rxbatch_init(rx) == 0 && srn_rt_txbatch_init(tx) == 0);
 	for (int i = 0; i < SRN_RT_NSEND; i++) {
 		CHECK(u.sports[i] != 0);
@@ -381,7 +381,7 @@ SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
 	CHECK_EQ(n, 1);
 	if (n == 1) {
 		struct srn_pkt_meta m;
-		srn_rt_udp_rx_meta(&u, rx, 0, &m);
+		CHECK_EQ(srn_rt_udp_rx_meta(&u, rx, 0, &m), 0);   /* one packet, not a GRO run */
 		CHECK_EQ(rx->msg[0].msg_len, 8);
 		CHECK_EQ(m.ecn, 3);
 		CHECK_EQ(m.dscp, 10);
@@ -444,6 +444,121 @@ SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
 	free(tx);
 }
 
+/* W-01 with UDP GSO/GRO: a run of equal-size packets of one socket to one
+ * destination leaves as ONE GSO send; packet i of the run carries an ICRC
+ * for IPv4 ID i (what the kernel gives segment i). A GRO receiver gets the
+ * run as one datagram with its segment size, and each segment's ICRC
+ * checks with its index as the ID; a receiver without GRO gets one datagram
+ * per packet, each checking with the ID the kernel gave it (0, 1, 2). */
+SRN_TEST(test_w01_udp_gso_run_ids_and_gro_split)
+{
+	struct srn_rt_udp u, v;
+	struct srn_rt_rxbatch *rx = calloc(1, sizeof *rx);
+	struct srn_rt_txbatch *tx = calloc(1, sizeof *tx);
+	REQUIRE(rx && tx);
+	REQUIRE(srn_rt_udp_open(&u, ip4("127.0.99.7"), 4791, true) == 0);
+	REQUIRE(srn_rt_udp_open(&v, ip4("127.0.99.8"), 4791, true) == 0);
+	REQUIRE(srn_rt_rxbatch_init(rx) == 0 && srn_rt_txbatch_init(tx) == 0);
+	CHECK(u.gso && v.gro);
+	int plain = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in pa = { .sin_family = AF_INET, .sin_port = htons(4791),
+				  .sin_addr = ip4("127.0.99.9") };
+	REQUIRE(plain >= 0 && bind(plain, (struct sockaddr *)&pa, sizeof pa) == 0);
+
+	/* 9 SEND_MIDDLEs of 1000 payload bytes + a shorter SEND_LAST to v, then
+	 * 3 equal SEND_ONLYs to the plain peer: every ICRC computed for ID 0 */
+	static uint8_t pay[1000];
+	for (size_t i = 0; i < sizeof pay; i++)
+		pay[i] = (uint8_t)(i * 7);
+	const int NV = 10, NP = 3;
+	uint8_t src[4], dv[4], dp[4];
+	memcpy(src, &u.ip.s_addr, 4);
+	memcpy(dv, &v.ip.s_addr, 4);
+	memcpy(dp, &pa.sin_addr.s_addr, 4);
+	for (int k = 0; k < NV + NP; k++) {
+		struct srn_tenc_pkt t;
+		srn_tenc_init(&t, k < NV - 1 ? SRN_OP_RC_SEND_MIDDLE : k == NV - 1 ? SRN_OP_RC_SEND_LAST
+										 : SRN_OP_RC_SEND_ONLY);
+		t.dqpn = 0x11;
+		t.psn = (uint32_t)k;
+		t.payload = pay;
+		t.paylen = k == NV - 1 ? 300 : 1000;
+		uint8_t *d = tx->data + (size_t)k * SRN_RT_BUFSZ;
+		tx->len[k] = srn_tenc_build(d, SRN_RT_BUFSZ, &t, src, k < NV ? dv : dp, u.sports[0], 4791, 0);
+		REQUIRE(tx->len[k] > 0);
+		struct srn_pkt_meta *m = &tx->meta[k];
+		memset(m, 0, sizeof *m);
+		srn_rt_gid_from_ip(m->src_gid, u.ip);
+		srn_rt_gid_from_ip(m->dst_gid, k < NV ? v.ip : pa.sin_addr);
+		m->sport = u.sports[0];
+		m->dport = 4791;
+		m->ecn = 2;
+		m->ttl = 64;
+		tx->sock[k] = 0;
+	}
+	tx->n = NV + NP;
+	uint64_t batches = 0;
+	CHECK_EQ(srn_rt_udp_flush(&u, tx, &batches), 0);
+	CHECK_EQ(batches, 1);                    /* one sendmmsg: two GSO sends */
+	CHECK_EQ(tx->gso_sends, 2);
+	for (int k = 0; k < NV + NP; k++) {
+		uint16_t id = (uint16_t)(k < NV ? k : k - NV);
+		CHECK_EQ(tx->meta[k].ip_id, id);
+		CHECK(srn_tenc_icrc_ok(tx->data + (size_t)k * SRN_RT_BUFSZ, tx->len[k], src,
+				       k < NV ? dv : dp, u.sports[0], 4791, id));
+	}
+
+	/* v (GRO): one datagram, segment size = the MIDDLEs' */
+	int n = 0;
+	for (int t = 0; t < 100 && n == 0; t++) {
+		n = srn_rt_udp_recv(&v, rx);
+		if (!n)
+			usleep(1000);
+	}
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		struct srn_pkt_meta m;
+		int seg = srn_rt_udp_rx_meta(&v, rx, 0, &m);
+		CHECK_EQ((size_t)seg, tx->len[0]);
+		CHECK_EQ(rx->msg[0].msg_len, (NV - 1) * tx->len[0] + tx->len[NV - 1]);
+		int k = 0;
+		for (size_t off = 0; seg > 0 && off < rx->msg[0].msg_len; off += (size_t)seg, k++) {
+			size_t l = rx->msg[0].msg_len - off < (size_t)seg ? rx->msg[0].msg_len - off : (size_t)seg;
+			const uint8_t *d = (const uint8_t *)rx->iov[0].iov_base + off;
+			CHECK(l == tx->len[k] && memcmp(d, tx->data + (size_t)k * SRN_RT_BUFSZ, l) == 0);
+			struct srn_ip_info ip;
+			m.ip_id = (uint16_t)k;
+			srn_rt_ipinfo_from_meta(&ip, &m);
+			uint16_t id = 0xffff;
+			CHECK_EQ(srn_icrc_check_ids(&ip, d, l, SRN_GSO_ID_SPAN, &id), SRN_WIRE_OK);
+			CHECK_EQ(id, k);             /* the hint was right: no search */
+		}
+		CHECK_EQ(k, NV);
+	}
+	/* the plain peer: three datagrams, IDs 0, 1, 2 under their ICRCs */
+	for (int k = 0; k < NP; k++) {
+		uint8_t buf[2048];
+		ssize_t r = recv(plain, buf, sizeof buf, MSG_DONTWAIT);
+		for (int t = 0; t < 100 && r < 0; t++) {
+			usleep(1000);
+			r = recv(plain, buf, sizeof buf, MSG_DONTWAIT);
+		}
+		CHECK_EQ((size_t)r, tx->len[NV + k]);
+		if (r > 0) {
+			struct srn_tenc_pkt p;
+			CHECK(srn_tenc_parse(buf, (size_t)r, &p) >= 0 && p.psn == (uint32_t)(NV + k));
+			CHECK(srn_tenc_icrc_ok(buf, (size_t)r, src, dp, u.sports[0], 4791, (uint16_t)p.psn - NV));
+		}
+	}
+	close(plain);
+	srn_rt_udp_close(&u);
+	srn_rt_udp_close(&v);
+	srn_rt_rxbatch_free(rx);
+	srn_rt_txbatch_free(tx);
+	free(rx);
+	free(tx);
+}
+
 /* ------------------------------------------------------------------------ */
 /* runtime devices over real UDP sockets                                     */
 
@@ -476,9 +591,11 @@ static void on_async(const struct srn_async_event *ev, void *arg)
 	atomic_fetch_add(&s->async_events, 1);
 }
 
-static bool side_open(struct side *s, const char *name, const char *ip, const char *pcap)
+static bool side_open(struct side *s, const char *name, const char *ip, const char *pcap,
+		      bool no_offload)
 {
 	memset(&s->cfg, 0, sizeof s->cfg);
+	s->cfg.no_offload = no_offload;
 	snprintf(s->cfg.name, sizeof s->cfg.name, "%s", name);
 	s->cfg.ip = ip4(ip);
 	s->cfg.port = 4791;
@@ -729,8 +846,11 @@ SRN_TEST(test_rt_rc_send_write_real_udp)
 	if (!live)
 		printf("  (no live capture on lo: kernel header check skipped)\n");
 
-	REQUIRE(side_open(&A, "rt-test-a", IP_A, cap));
-	if (!side_open(&B, "rt-test-b", IP_B, NULL)) {
+	/* offload off: one datagram per packet, so the live capture below can
+	 * compare each datagram byte for byte (the GSO path has its own test,
+	 * test_w01_udp_gso_run_ids_and_gro_split) */
+	REQUIRE(side_open(&A, "rt-test-a", IP_A, cap, true));
+	if (!side_open(&B, "rt-test-b", IP_B, NULL, true)) {
 		side_close(&A);
 		CHECK(0);
 		return;
@@ -915,7 +1035,7 @@ out:
 SRN_TEST(test_rt_retry_timer_fires_without_app_progress)
 {
 	static struct side A;
-	REQUIRE(side_open(&A, "rt-test-lonely", IP_A, NULL));
+	REQUIRE(side_open(&A, "rt-test-lonely", IP_A, NULL, false));
 	/* peer 127.0.99.3 has no device: datagrams go nowhere */
 	int r = connect_qp(&A, ip4("127.0.99.3"), 0x99, 0, 0, 8 /* ~1 ms */, 2);
 	CHECK_EQ(r, 0);
