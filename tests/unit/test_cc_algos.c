@@ -4,7 +4,9 @@
  * decreases on a positive RTT gradient or above Thigh and increases below
  * Tlow (with HAI after N negative gradients).
  */
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include "srn_test.h"
 #include "core/cc/srn_cc.h"
 #include "core/cc/cc_algos.h"
@@ -204,6 +206,136 @@ SRN_TEST(test_cc_15_dcqcn_stages_fast_recovery_then_additive)
 	ev.bytes = p->byte_counter;
 	srn_cc_dcqcn_event(&ctx, &ev, &res);
 	CHECK_EQ(d->bc_stage, bc + 1);
+}
+
+/* A DCQCN sender at 1 Gbit/s line rate that sends 35 us worth of bytes every
+ * 35 us and gets a CNP every `gap` ns until `cnp_end`: its rate at `sample`
+ * (filled per 35 us step: sample[k] = rate at k * 35 us). */
+#define SW_STEP (35 * US)
+#define SW_STEPS 1200                         /* 42 ms */
+static void dcqcn_cnp_train(const struct srn_cc_dcqcn_params *p, uint64_t gap, uint64_t cnp_end,
+			    uint32_t *sample)
+{
+	struct softrnic_cc_ctx ctx = { 0 };
+	struct softrnic_cc_result res = { .rate_kbps = 1 * G };
+	struct softrnic_cc_flow_info fi = { .now = 0, .line_rate_kbps = 1 * G, .params = p };
+	srn_cc_dcqcn_init(&ctx, &fi, &res);
+	struct softrnic_cc_event ev = { .count = 1, .line_rate_kbps = 1 * G, .min_rate_kbps = 1 * M,
+					.params = p };
+	for (int k = 0; k < SW_STEPS; k++) {
+		uint64_t t = (uint64_t)k * SW_STEP;
+		bool cnp = t < cnp_end && t / gap != (t + SW_STEP) / gap;
+		ev.type = cnp ? SOFTRNIC_CC_EV_CNP : SOFTRNIC_CC_EV_TX;
+		ev.type_mask = 1u << ev.type;
+		ev.now = t;
+		ev.bytes = cnp ? 0 : (uint32_t)((uint64_t)res.rate_kbps * SW_STEP / 8000000);
+		srn_cc_dcqcn_event(&ctx, &ev, &res);
+		sample[k] = res.rate_kbps;
+	}
+}
+
+static uint32_t mean_rate(const uint32_t *s, int from, int to)
+{
+	uint64_t sum = 0;
+	for (int k = from; k < to; k++)
+		sum += s[k];
+	return (uint32_t)(sum / (uint64_t)(to - from));
+}
+
+/* CC-15: the software-datapath set (dcqcn-sw, docs/cc.md "On the real
+ * datapath"). On softrnic's datapath a marked flow gets a CNP about every
+ * 350 us (one per receive batch), not every 50 us. With the paper's timers
+ * (K = T = 55 us) the ~6 timer periods between two CNPs recover each cut
+ * before the next CNP: under sustained marking the flow stays near line
+ * rate. With K = T = 2 ms a flow that keeps getting CNPs never increases,
+ * so each cut holds; once the CNPs stop it waits T, recovers towards its
+ * target (fast recovery) and then adds R_AI per T. */
+SRN_TEST(test_cc_15_dcqcn_sw_keeps_cuts_with_a_cnp_every_350us)
+{
+	static uint32_t paper[SW_STEPS], sw[SW_STEPS], sw1ms[SW_STEPS];
+	const uint64_t end = 20000 * US;               /* CNPs for 20 ms */
+	const int end_k = (int)(end / SW_STEP);
+	dcqcn_cnp_train(&srn_cc_dcqcn_params_paper, 350 * US, end, paper);
+	dcqcn_cnp_train(&srn_cc_dcqcn_params_sw, 350 * US, end, sw);
+	dcqcn_cnp_train(&srn_cc_dcqcn_params_sw, 1000 * US, end, sw1ms);
+	/* paper timers: the cuts do not hold - the flow averages more than
+	 * 80 % of line rate over 2..20 ms of CNPs every 350 us */
+	CHECK(mean_rate(paper, 2000 * US / SW_STEP, end_k) > 800 * M);
+	/* software set: never an increase while CNPs come (every 350 us or
+	 * every 1 ms, both shorter than T), and every CNP cuts */
+	int cuts = 0;
+	for (int k = 1; k < end_k; k++) {
+		CHECK(sw[k] <= sw[k - 1]);
+		CHECK(sw1ms[k] <= sw1ms[k - 1]);
+		cuts += sw1ms[k] < sw1ms[k - 1];
+	}
+	CHECK(cuts >= 9);                               /* the rate reaches its floor */
+	CHECK(sw[2000 * US / SW_STEP] < 100 * M);       /* 6 cuts by 2 ms */
+	CHECK(sw1ms[2000 * US / SW_STEP] < 300 * M);    /* 2 cuts of ~1/2 */
+	/* after the last CNP: nothing for one T, then fast recovery towards the
+	 * target (clamped to the rate at the last cut), then R_AI per T */
+	const struct srn_cc_dcqcn_params *p = &srn_cc_dcqcn_params_sw;
+	int last = end_k - 1, t_k = (int)(p->timer_ns / SW_STEP);
+	CHECK_EQ(sw[last + t_k - 1], sw[last]);
+	CHECK(sw[SW_STEPS - 1] > sw[last]);
+	uint32_t gain = sw[SW_STEPS - 1] - sw[last];
+	uint64_t periods = (uint64_t)(SW_STEPS - 1 - last) * SW_STEP / p->timer_ns;
+	CHECK(gain <= periods * p->ai_kbps);            /* additive: at most R_AI per T */
+	/* the published sets keep their values (docs/cc.md tables) */
+	CHECK_EQ(srn_cc_dcqcn_params_paper.timer_ns, 55 * US);
+	CHECK_EQ(srn_cc_dcqcn_params_paper.alpha_period_ns, 55 * US);
+	CHECK_EQ(srn_cc_dcqcn_params_paper.g_q10, 4);
+	CHECK_EQ(srn_cc_dcqcn_params_connectx.timer_ns, 300 * US);
+	CHECK_EQ(p->timer_ns, 2000 * US);
+	CHECK_EQ(p->alpha_period_ns, 2000 * US);
+	CHECK_EQ(p->g_q10, 64);
+	CHECK_EQ(p->ai_kbps, srn_cc_dcqcn_params_paper.ai_kbps);
+	CHECK_EQ(p->f_stages, srn_cc_dcqcn_params_paper.f_stages);
+	CHECK(strcmp(srn_cc_algo_dcqcn_sw.name, "dcqcn-sw") == 0);
+	CHECK(srn_cc_algo_dcqcn_sw.params == p);
+}
+
+/* A flow cut once to RC = 500 Mbit/s (1 Gbit/s line, alpha = 1) that then
+ * sends `use_pct` % of RC, one TX event per 35 us, for 40 ms: its rate. */
+static uint32_t dcqcn_after_cut_using(const struct srn_cc_dcqcn_params *p, uint32_t use_pct)
+{
+	struct softrnic_cc_ctx ctx = { 0 };
+	struct softrnic_cc_result res = { .rate_kbps = 1 * G };
+	struct softrnic_cc_flow_info fi = { .now = 0, .line_rate_kbps = 1 * G, .params = p };
+	srn_cc_dcqcn_init(&ctx, &fi, &res);
+	struct softrnic_cc_event ev = { .type = SOFTRNIC_CC_EV_CNP, .type_mask = 1u << SOFTRNIC_CC_EV_CNP,
+		.count = 1, .now = 0, .line_rate_kbps = 1 * G, .min_rate_kbps = 1 * M, .params = p };
+	srn_cc_dcqcn_event(&ctx, &ev, &res);
+	CHECK_EQ(res.rate_kbps, 500 * M);
+	ev.type = SOFTRNIC_CC_EV_TX;
+	ev.type_mask = 1u << SOFTRNIC_CC_EV_TX;
+	for (uint64_t t = SW_STEP; t <= 40000 * US; t += SW_STEP) {
+		ev.now = t;
+		ev.bytes = (uint32_t)((uint64_t)res.rate_kbps * SW_STEP / 8000000 * use_pct / 100);
+		srn_cc_dcqcn_event(&ctx, &ev, &res);
+	}
+	return res.rate_kbps;
+}
+
+/* CC-15: dcqcn-sw's increase check (increase_min_use_pct = 75): a timer
+ * period raises the rate only if the flow sent at least 75 % of RC * T in
+ * it. A sender whose host does not let it send at its rate (measured on the
+ * real datapath: a starved sender at 130-400 Mbit/s whose DCQCN rate had
+ * climbed to line rate, then sent at line rate when it got the CPU back)
+ * keeps its rate; the paper's timer raises it regardless. */
+SRN_TEST(test_cc_15_dcqcn_sw_rate_of_a_host_limited_flow_does_not_grow)
+{
+	const struct srn_cc_dcqcn_params *sw = &srn_cc_dcqcn_params_sw;
+	CHECK_EQ(sw->increase_min_use_pct, 75);
+	CHECK_EQ(srn_cc_dcqcn_params_paper.increase_min_use_pct, 0);
+	CHECK_EQ(srn_cc_dcqcn_params_connectx.increase_min_use_pct, 0);
+	CHECK_EQ(dcqcn_after_cut_using(sw, 30), 500 * M);     /* no stage, no increase */
+	CHECK_EQ(dcqcn_after_cut_using(sw, 70), 500 * M);
+	uint32_t full = dcqcn_after_cut_using(sw, 100);
+	CHECK(full > 950 * M);                                /* 20 T: recovered */
+	CHECK(dcqcn_after_cut_using(sw, 80) > 900 * M);
+	/* the paper's set has no such check: it recovers while sending 30 % */
+	CHECK(dcqcn_after_cut_using(&srn_cc_dcqcn_params_paper, 30) > 950 * M);
 }
 
 static void timely_sample(struct softrnic_cc_ctx *ctx, struct softrnic_cc_result *res,

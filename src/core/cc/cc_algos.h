@@ -29,9 +29,15 @@ struct srn_cc_dcqcn_params {
 	uint32_t ai_kbps;             /* R_AI */
 	uint32_t hai_kbps;            /* R_HAI */
 	uint32_t rate_on_first_cnp_kbps; /* 0: the first CNP cuts like any other */
+	uint32_t increase_min_use_pct; /* softrnic addition, 0 = off (paper, ConnectX): a
+				       * timer period raises the rate (and counts as a
+				       * stage) only if the flow sent at least this % of
+				       * RC * T in it, so the rate of a flow that the host
+				       * does not let send at RC does not grow past use */
 };
 extern const struct srn_cc_dcqcn_params srn_cc_dcqcn_params_connectx;
 extern const struct srn_cc_dcqcn_params srn_cc_dcqcn_params_paper;
+extern const struct srn_cc_dcqcn_params srn_cc_dcqcn_params_sw;   /* software datapath */
 void srn_cc_dcqcn_init(struct softrnic_cc_ctx *ctx, const struct softrnic_cc_flow_info *fi,
 		       struct softrnic_cc_result *res);
 void srn_cc_dcqcn_event(struct softrnic_cc_ctx *ctx, const struct softrnic_cc_event *ev,
@@ -46,6 +52,7 @@ struct srn_cc_dcqcn_ctx {
 	uint32_t rc_kbps, rt_kbps;    /* current and target rate */
 	uint32_t alpha;               /* Q20: 1 << 20 = 1.0 */
 	uint16_t bc_stage, t_stage;   /* byte-counter and timer stages since the last cut */
+	uint32_t period_bytes;        /* bytes sent in the current timer period */
 	uint8_t  active;              /* a CNP has been seen: timers run */
 	uint8_t  cnp_in_period;
 	uint8_t  dec_pending;

@@ -22,6 +22,15 @@ const struct softrnic_cc_algo srn_cc_algo_dcqcn_paper = {
 	.params = &srn_cc_dcqcn_params_paper,
 };
 
+const struct softrnic_cc_algo srn_cc_algo_dcqcn_sw = {
+	.abi_version = SOFTRNIC_CC_ABI_VERSION,
+	.ctx_size = sizeof(struct srn_cc_dcqcn_ctx),
+	.name = "dcqcn-sw",
+	.init = srn_cc_dcqcn_init,
+	.on_event = srn_cc_dcqcn_event,
+	.params = &srn_cc_dcqcn_params_sw,
+};
+
 const struct softrnic_cc_algo srn_cc_algo_timely = {
 	.abi_version = SOFTRNIC_CC_ABI_VERSION,
 	.ctx_size = sizeof(struct srn_cc_timely_ctx),

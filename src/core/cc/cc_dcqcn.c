@@ -56,6 +56,34 @@ const struct srn_cc_dcqcn_params srn_cc_dcqcn_params_paper = {
 	.rate_on_first_cnp_kbps = 0,
 };
 
+/* A software datapath (softrnic processes behind `softrnic fabric`): the
+ * paper's algorithm and its R_AI / R_HAI / B / F / largest cut, with the
+ * timers scaled to the datapath's control loop. The paper picks K and T a
+ * little above the NP's CNP interval N = 50 us, so that a flow that is
+ * still getting CNPs never increases and alpha decays only after a CNP-free
+ * period. On this datapath CNPs reach a sender once per receive batch in
+ * which the receiver saw a CE mark (100 us - 1 ms apart while marked) and
+ * the loop delay (mark -> CNP at the sender) is 0.3-1 ms; K = T = 2 ms is
+ * about twice that. g = 1/16 keeps alpha's time constant K/g = 32 ms of the
+ * order of the paper's (55 us * 256 = 14 ms) instead of stretching it 36
+ * times. Measured and explained in docs/cc.md ("On the real datapath"). */
+const struct srn_cc_dcqcn_params srn_cc_dcqcn_params_sw = {
+	.g_q10 = 64,
+	.initial_alpha_q10 = 1024,
+	.alpha_period_ns = 2000 * US,
+	.alpha_on_cnp = 1,
+	.clamp_target_always = 1,
+	.min_dec_interval_ns = 0,
+	.max_dec_pct = 50,
+	.timer_ns = 2000 * US,
+	.byte_counter = 10ull * 1000 * 1000,
+	.f_stages = 5,
+	.ai_kbps = 40 * 1000,
+	.hai_kbps = 200 * 1000,
+	.rate_on_first_cnp_kbps = 0,
+	.increase_min_use_pct = 75,
+};
+
 #define MAX_CATCHUP 64u   /* bound on replayed periods per run (hot path stays O(1)) */
 /* alpha is kept in Q20 (parameters are Q10): with ConnectX's g = 5/1024
  * and 1 us periods a Q10 alpha would truncate to 0 before it can build up */
@@ -94,8 +122,20 @@ static void cut(struct srn_cc_dcqcn_ctx *d, const struct srn_cc_dcqcn_params *p,
 	d->byte_cnt = 0;
 	d->bc_stage = d->t_stage = 0;
 	d->timer_ts = now;
+	d->period_bytes = 0;
 	d->last_dec_ts = now;
 	d->dec_pending = 0;
+}
+
+/* did the flow send at least increase_min_use_pct % of RC * T in a timer
+ * period in which it sent `bytes`? (always, if the check is off) */
+static int used_enough(const struct srn_cc_dcqcn_ctx *d, const struct srn_cc_dcqcn_params *p,
+		       uint64_t bytes)
+{
+	if (!p->increase_min_use_pct)
+		return 1;
+	/* bytes * 8e6 / T_ns kbit/s >= RC * pct / 100 */
+	return bytes * 8000000ull * 100 >= (uint64_t)d->rc_kbps * p->timer_ns * p->increase_min_use_pct;
 }
 
 /* alpha = (1 - g) * alpha (+ g); alpha in Q20, g in Q10 */
@@ -125,10 +165,15 @@ static void run_timers(struct srn_cc_dcqcn_ctx *d, const struct srn_cc_dcqcn_par
 		uint64_t n = (now - d->timer_ts) / p->timer_ns;
 		uint64_t k = n < MAX_CATCHUP ? n : MAX_CATCHUP;
 		for (uint64_t i = 0; i < k; i++) {
+			/* the bytes since timer_ts were all sent in the first of the
+			 * n periods: a TX event in a later one would have run us */
+			if (!used_enough(d, p, i == 0 ? d->period_bytes : 0))
+				continue;
 			increase(d, p, line);
 			if (d->t_stage < UINT16_MAX)
 				d->t_stage++;
 		}
+		d->period_bytes = 0;
 		d->timer_ts += n * p->timer_ns;
 	}
 }
@@ -191,6 +236,10 @@ void srn_cc_dcqcn_event(struct softrnic_cc_ctx *ctx, const struct softrnic_cc_ev
 		}
 	} else if (d->dec_pending && now - d->last_dec_ts >= p->min_dec_interval_ns) {
 		cut(d, p, now, ev->min_rate_kbps);
+	}
+	if (ev->bytes) {
+		uint64_t pb = (uint64_t)d->period_bytes + ev->bytes;
+		d->period_bytes = pb > UINT32_MAX ? UINT32_MAX : (uint32_t)pb;
 	}
 	if (ev->bytes && p->byte_counter) {
 		d->byte_cnt += ev->bytes;

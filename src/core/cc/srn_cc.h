@@ -288,6 +288,7 @@ uint32_t srn_cc_flow_hash(uint32_t flow_id);
 /* Built-in algorithms (CC-15), see cc_algos.h for their parameters. */
 extern const struct softrnic_cc_algo srn_cc_algo_dcqcn;        /* ConnectX defaults */
 extern const struct softrnic_cc_algo srn_cc_algo_dcqcn_paper;  /* SIGCOMM'15 set */
+extern const struct softrnic_cc_algo srn_cc_algo_dcqcn_sw;     /* timers scaled to a software datapath */
 extern const struct softrnic_cc_algo srn_cc_algo_timely;       /* SIGCOMM'15 set */
 extern const struct softrnic_cc_algo srn_cc_algo_timely_seg;   /* + one sample per 64 KB */
 
