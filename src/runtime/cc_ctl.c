@@ -2,8 +2,10 @@
  * cc_ctl.c - congestion control of a running device (CC-14).
  *
  * Configuration (read when a device opens, srn_rt_cc_config):
- *   SOFTRNIC_CC=none|dcqcn|dcqcn-paper|timely|timely-seg   starting algorithm
+ *   SOFTRNIC_CC=none|dcqcn|dcqcn-paper|dcqcn-sw|timely|timely-seg   starting algorithm
  *   SOFTRNIC_CC_RATE=100g        line rate the engine clamps to (k/m/g bit/s)
+ *   SOFTRNIC_CC_BURST=16k        depth of each QP's pacer bucket (bytes, k/m =
+ *                                KiB/MiB; default: one full packet)
  *   SOFTRNIC_CC_KEY=FILE         the device key (hex, `softrnic cc keygen`)
  *
  * Control path: each device with CC binds a unix datagram socket
@@ -174,6 +176,7 @@ static const struct {
 } builtin[] = {
 	{ "dcqcn", &srn_cc_algo_dcqcn },
 	{ "dcqcn-paper", &srn_cc_algo_dcqcn_paper },
+	{ "dcqcn-sw", &srn_cc_algo_dcqcn_sw },
 	{ "timely", &srn_cc_algo_timely },
 	{ "timely-seg", &srn_cc_algo_timely_seg },
 };
@@ -196,10 +199,27 @@ static int parse_rate_kbps(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* a byte count: digits, optionally k or m (KiB, MiB); 0 .. 64 MiB */
+static int parse_bytes(const char *s, uint32_t *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (*end || v > (64ull << 20))
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 int srn_rt_cc_config(struct srn_rt_dev *rd, const struct srn_rt_devcfg *cfg, struct srn_dev_cfg *dc)
 {
 	const char *algo = getenv("SOFTRNIC_CC"), *rate = getenv("SOFTRNIC_CC_RATE");
-	const char *keyf = getenv("SOFTRNIC_CC_KEY");
+	const char *keyf = getenv("SOFTRNIC_CC_KEY"), *burst = getenv("SOFTRNIC_CC_BURST");
 	const struct softrnic_cc_algo *a = NULL;
 	if (algo && *algo && strcmp(algo, "none") != 0) {
 		for (size_t i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
@@ -207,7 +227,7 @@ int srn_rt_cc_config(struct srn_rt_dev *rd, const struct srn_rt_devcfg *cfg, str
 				a = builtin[i].algo;
 		if (!a) {
 			fprintf(stderr, "softrnic: %s: SOFTRNIC_CC=%s: unknown algorithm "
-				"(none, dcqcn, dcqcn-paper, timely, timely-seg)\n", cfg->name, algo);
+				"(none, dcqcn, dcqcn-paper, dcqcn-sw, timely, timely-seg)\n", cfg->name, algo);
 			return -EINVAL;
 		}
 	}
@@ -215,6 +235,17 @@ int srn_rt_cc_config(struct srn_rt_dev *rd, const struct srn_rt_devcfg *cfg, str
 	if (rate && *rate && parse_rate_kbps(rate, &kbps)) {
 		fprintf(stderr, "softrnic: %s: SOFTRNIC_CC_RATE=%s: expected a rate like 40g\n",
 			cfg->name, rate);
+		return -EINVAL;
+	}
+	/* The pacer lets a packet go when its bucket holds a whole packet; with
+	 * the default one-packet bucket every late wake-up of the progress
+	 * thread (tens of us) is rate lost for good - at 1 Gbit/s and 4 KiB
+	 * packets a flow paced at line rate sent at a third of it. A deeper
+	 * bucket lets the pacer catch up after a late wake-up (docs/cc.md). */
+	uint32_t burst_bytes = 0;
+	if (burst && *burst && parse_bytes(burst, &burst_bytes)) {
+		fprintf(stderr, "softrnic: %s: SOFTRNIC_CC_BURST=%s: expected a size like 16k\n",
+			cfg->name, burst);
 		return -EINVAL;
 	}
 	if (!a && !(keyf && *keyf))
@@ -237,6 +268,7 @@ int srn_rt_cc_config(struct srn_rt_dev *rd, const struct srn_rt_devcfg *cfg, str
 	if (a) {
 		srn_dev_cc_cfg_default(&c->cfg, a, dc->max_qp, kbps);
 		dc->cc = &c->cfg;           /* copied by srn_dev_new */
+		dc->cc_burst_bytes = burst_bytes;
 		c->has_cc = true;
 	}
 	pthread_mutex_lock(&cc_lock);

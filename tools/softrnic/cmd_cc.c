@@ -60,7 +60,7 @@ static const char help_cc[] =
 "            (default: this tree's include/, or $SOFTRNIC_INCLUDE).\n"
 "    load    sends the absolute path to the running device DEV (its control\n"
 "            socket in the stats directory). The device, started with\n"
-"            SOFTRNIC_CC=dcqcn|dcqcn-paper|timely|timely-seg and\n"
+"            SOFTRNIC_CC=dcqcn|dcqcn-paper|dcqcn-sw|timely|timely-seg and\n"
 "            SOFTRNIC_CC_KEY=KEYFILE, checks OUT.sig against its key, loads\n"
 "            exactly the bytes it checked and swaps the algorithm in; every\n"
 "            flow is re-initialised by the new algorithm at its next event.\n"
