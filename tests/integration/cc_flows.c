@@ -3,7 +3,7 @@
  * congestion-control datapath test (test_cc_datapath.sh, issue 6 item 6).
  *
  *   cc_flows -d DEV -p PORT -n N                        receiver
- *   cc_flows -d DEV -p PORT -t SECS [-s BYTES] [-q DEPTH] SERVER_IP   sender
+ *   cc_flows -d DEV -p PORT -t SECS [-s BYTES] [-q DEPTH] [-e] SERVER_IP   sender
  *
  * The receiver accepts N TCP connections (one per sender process), creates
  * one RC QP and one 4 MiB MR per sender, exchanges QPN/PSN/GID/rkey with it,
@@ -14,12 +14,17 @@
  * flow's goodput and Jain's fairness index of them:
  *   flow I: BYTES bytes in NS ns = G Gbit/s
  *   jain J
+ * A sender polls its CQ in a loop, or with -e sleeps on a completion channel
+ * while nothing has completed (the device's progress thread sends the paced
+ * packets meanwhile): two spinning senders take both cores of a 2-core
+ * machine from the fabric daemon and the receiver.
  * Both print the device's counters (softrnic_query_counters) at the end:
  *   counters: name=value ...
  * Exit 0 when every WRITE completed successfully.
  */
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <poll.h>
 #include <infiniband/verbs.h>
 #include "itest.h"
 #include <softrnic/softrnic.h>
@@ -190,12 +195,29 @@ static int receiver(const char *dev, int port, int n)
 	return errors ? 1 : 0;
 }
 
+/* -e: block on the completion channel until the armed CQ signals (at most
+ * 100 ms); the caller armed it and found it empty afterwards */
+static void wait_cq(struct ibv_comp_channel *ch)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	if (poll(&pfd, 1, 100) <= 0)
+		return;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	if (ibv_get_cq_event(ch, &ev_cq, &ev_ctx))
+		itest_die("ibv_get_cq_event");
+	ibv_ack_cq_events(ev_cq, 1);
+}
+
 static int sender(const char *dev, int port, const char *server, double secs, uint32_t size,
-		  int depth)
+		  int depth, bool events)
 {
 	struct ibv_context *ctx = itest_open_dev(dev);
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
-	struct ibv_cq *cq = ibv_create_cq(ctx, 512, NULL, NULL, 0);
+	struct ibv_comp_channel *ch = events ? ibv_create_comp_channel(ctx) : NULL;
+	if (events && !ch)
+		itest_die("ibv_create_comp_channel");
+	struct ibv_cq *cq = ibv_create_cq(ctx, 512, NULL, ch, 0);
 	if (!pd || !cq)
 		itest_die("pd/cq");
 	struct flow f;
@@ -230,6 +252,16 @@ static int sender(const char *dev, int port, const char *server, double secs, ui
 		}
 		struct ibv_wc wc[16];
 		int k = ibv_poll_cq(cq, 16, wc);
+		if (k == 0 && ch) {
+			/* -e: arm, look again (a completion before the arm raises
+			 * no event), then sleep until the device signals; the
+			 * device's progress thread does the work meanwhile */
+			if (ibv_req_notify_cq(cq, 0))
+				itest_die("ibv_req_notify_cq");
+			k = ibv_poll_cq(cq, 16, wc);
+			if (k == 0)
+				wait_cq(ch);
+		}
 		if (k < 0)
 			itest_die("ibv_poll_cq");
 		for (int i = 0; i < k; i++) {
@@ -269,6 +301,8 @@ static int sender(const char *dev, int port, const char *server, double secs, ui
 		ibv_dereg_mr(f.mr);
 		free(f.buf);
 		ibv_destroy_cq(cq);
+		if (ch)
+			ibv_destroy_comp_channel(ch);
 		ibv_dealloc_pd(pd);
 		ibv_close_device(ctx);
 	}
@@ -279,9 +313,10 @@ int main(int argc, char **argv)
 {
 	const char *dev = "softrnic0";
 	int port = 18515, n = 0, depth = 8, o;
+	bool events = false;
 	double secs = 5;
 	uint32_t size = 65536;
-	while ((o = getopt(argc, argv, "d:p:n:t:s:q:")) != -1) {
+	while ((o = getopt(argc, argv, "d:p:n:t:s:q:e")) != -1) {
 		switch (o) {
 		case 'd': dev = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -289,9 +324,10 @@ int main(int argc, char **argv)
 		case 't': secs = atof(optarg); break;
 		case 's': size = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'q': depth = atoi(optarg); break;
+		case 'e': events = true; break;
 		default:
 			fprintf(stderr, "usage: cc_flows -d DEV -p PORT -n N | cc_flows -d DEV -p PORT "
-				"-t SECS [-s BYTES] [-q DEPTH] SERVER_IP\n");
+				"-t SECS [-s BYTES] [-q DEPTH] [-e] SERVER_IP\n");
 			return 2;
 		}
 	}
@@ -299,7 +335,7 @@ int main(int argc, char **argv)
 	if (optind < argc) {
 		if (size == 0 || size > BUF_SIZE || depth < 1 || depth > 200 || secs <= 0)
 			return 2;
-		return sender(dev, port, argv[optind], secs, size, depth);
+		return sender(dev, port, argv[optind], secs, size, depth, events);
 	}
 	if (n < 1 || n > MAX_FLOWS)
 		return 2;
