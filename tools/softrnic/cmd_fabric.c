@@ -8,11 +8,17 @@
  * datagrams to the device attached at the destination port. The attachment
  * protocol is specified in docs/fabric.md ("Attachment protocol").
  *
- * Loop: ppoll(socket, timeout = next model departure or stats time)
- *       -> recvmmsg batches -> srn_fabric_input(now)
- *       -> srn_fabric_poll(now) until empty -> sendmmsg batches.
+ * Loop: now = clock -> recvmmsg batches -> srn_fabric_input(arrival)
+ *       -> srn_fabric_poll(now) until empty -> sendmmsg batches
+ *       -> ppoll(socket, timeout = next model departure or stats time).
  * Time is CLOCK_MONOTONIC; the model's epoch (time 0 of down windows) is
- * the daemon's start.
+ * the daemon's start. A packet's arrival time is the kernel's receive time
+ * stamp (SO_TIMESTAMPNS, CLOCK_REALTIME converted to CLOCK_MONOTONIC), not
+ * the time the daemon reads it: when the daemon does not run for a while,
+ * what came in meanwhile enters the model at the times it came, instead of
+ * as one burst. The clock is read before the socket is drained and the
+ * model runs only up to it, so its clock never passes a packet that is
+ * already waiting in the socket.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -34,6 +41,9 @@ int srn_cmd_fabric(int argc, char **argv);
 
 #define FAB_BATCH 64
 #define FAB_HELLO_PROTO 253  /* IPv4 protocol of HELLO (RFC 3692 experimental) */
+#define FAB_RT_PRIO 10       /* --rt without a value: SCHED_FIFO priority */
+#define FAB_LATE_NS 1000000u /* a datagram read this long after it came is counted */
+#define FAB_BEHIND_NS 100000u /* one that enters the model this much late is counted */
 
 static const char *const help_fabric =
 "NAME\n"
@@ -41,7 +51,8 @@ static const char *const help_fabric =
 "\n"
 "SYNOPSIS\n"
 "    softrnic fabric [--listen ADDR:PORT] [--config FILE] [--seed N]\n"
-"                    [--stats SECS] [--pcap FILE] [--pcap-drops] [STATEMENT...]\n"
+"                    [--stats SECS] [--pcap FILE] [--pcap-drops] [--rt[=PRIO]]\n"
+"                    [STATEMENT...]\n"
 "\n"
 "DESCRIPTION\n"
 "    Runs an emulated switch. softrnic devices attach to it instead of\n"
@@ -73,7 +84,17 @@ static const char *const help_fabric =
 "                        stamps); each forwarded packet appears twice, as\n"
 "                        received and as sent (after marking/corruption)\n"
 "    --pcap-drops        also write every dropped packet\n"
+"    --rt[=PRIO]         run the daemon SCHED_FIFO at PRIO (1..99, default 10),\n"
+"                        as switch hardware would run: a daemon that is not\n"
+"                        scheduled sends late. If the system refuses (no\n"
+"                        CAP_SYS_NICE, RLIMIT_RTPRIO 0) it warns and runs at\n"
+"                        normal priority\n"
 "    -h, --help          show this help\n"
+"\n"
+"    A packet's arrival time in the model is the kernel's receive time stamp\n"
+"    of its datagram (SO_TIMESTAMPNS), not the time the daemon reads it, so a\n"
+"    daemon that runs late delays departures but does not turn the traffic\n"
+"    of that time into a burst; without a time stamp the read time is used.\n"
 "\n"
 "STATEMENTS\n"
 "    The configuration language is the same in a file and on the command\n"
@@ -139,7 +160,14 @@ static const char *const help_fabric =
 "    drop_tail, drop_noslot, drop_malformed, drop_oversize, drop_noroute,\n"
 "    ecn_marks, ecn_ce_in, dups, corrupts, reorders, ge_bursts,\n"
 "    queue_peak_bytes; and the daemon's own (datagrams, attachments,\n"
-"    packets to unattached ports, send errors).\n"
+"    packets to unattached ports, send errors) and how late it read its\n"
+"    datagrams after the kernel received them: rx_late_avg_ns,\n"
+"    rx_late_max_ns, rx_late_over_1ms (datagrams read more than 1 ms late),\n"
+"    rx_no_tstamp (datagrams without a time stamp: read time used),\n"
+"    rx_behind_over_100us and rx_behind_max_ns (datagrams whose time stamp\n"
+"    was older than the model's clock - the kernel made them readable only\n"
+"    after the model had run past their time - so they enter the switch\n"
+"    that much later than they came).\n"
 "\n"
 "SIGNALS\n"
 "    SIGINT, SIGTERM  print the counters and exit 0\n"
@@ -187,7 +215,12 @@ struct fab_daemon {
 	struct mmsghdr rxm[FAB_BATCH], txm[FAB_BATCH];
 	struct iovec rxiov[FAB_BATCH], txiov[FAB_BATCH];
 	struct sockaddr_in rxaddr[FAB_BATCH], txaddr[FAB_BATCH];
+	union {                     /* control data: SCM_TIMESTAMPNS */
+		struct cmsghdr align;
+		uint8_t buf[CMSG_SPACE(sizeof(struct timespec)) + 64];
+	} rxctl[FAB_BATCH];
 	unsigned ntx;
+	uint64_t model_now;         /* the latest time given to the model */
 	/* capture */
 	pcap_t *pcap;
 	pcap_dumper_t *dump;
@@ -196,6 +229,12 @@ struct fab_daemon {
 	/* daemon counters */
 	uint64_t rx_dgrams, tx_dgrams, hellos, attaches, reattaches, foreign_src,
 		 bad_dgrams, unattached, port_table_full, send_errors;
+	/* read time - kernel receive time of the datagrams that had one */
+	uint64_t rx_late_sum, rx_late_n, rx_late_max, rx_late_over, rx_no_tstamp;
+	/* datagrams whose time stamp was older than the model's clock (they
+	 * enter it later than they came): how many by > FAB_BEHIND_NS, and by
+	 * how much at most */
+	uint64_t rx_behind, rx_behind_max;
 };
 
 static volatile sig_atomic_t sig_stop, sig_stats;
@@ -213,6 +252,11 @@ static uint64_t mono_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t ts_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec;
 }
 
 static void fmt_sa(char *out, size_t cap, const struct sockaddr_in *sa)
@@ -329,6 +373,12 @@ static void print_stats(struct fab_daemon *d, uint64_t now)
 	       (unsigned long long)d->reattaches, (unsigned long long)d->foreign_src,
 	       (unsigned long long)d->bad_dgrams, (unsigned long long)d->unattached,
 	       (unsigned long long)d->port_table_full, (unsigned long long)d->send_errors);
+	printf("  daemon rx: rx_late_avg_ns=%llu rx_late_max_ns=%llu rx_late_over_1ms=%llu "
+	       "rx_no_tstamp=%llu rx_behind_over_100us=%llu rx_behind_max_ns=%llu\n",
+	       (unsigned long long)(d->rx_late_n ? d->rx_late_sum / d->rx_late_n : 0),
+	       (unsigned long long)d->rx_late_max, (unsigned long long)d->rx_late_over,
+	       (unsigned long long)d->rx_no_tstamp, (unsigned long long)d->rx_behind,
+	       (unsigned long long)d->rx_behind_max);
 	for (uint32_t p = 0; p < srn_fabric_port_count(d->fab); p++) {
 		char ip[16], sa[64] = "not attached";
 		srn_fabric_fmt_ipv4(ip, srn_fabric_port_ipv4(d->fab, p));
@@ -437,6 +487,8 @@ static void handle_dgram(struct fab_daemon *d, const uint8_t *b, size_t len,
 
 static void run_model(struct fab_daemon *d, uint64_t now)
 {
+	if (now > d->model_now)
+		d->model_now = now;
 	for (;;) {
 		uint32_t port;
 		uint8_t *buf = d->txbuf + (size_t)d->ntx * d->cfg.slot_size;
@@ -455,20 +507,80 @@ static void run_model(struct fab_daemon *d, uint64_t now)
 	flush_tx(d);
 }
 
-static void receive(struct fab_daemon *d)
+/* The kernel's receive time of datagram i in CLOCK_MONOTONIC (off:
+ * CLOCK_REALTIME - CLOCK_MONOTONIC of this batch), or 0 if it has none. */
+static uint64_t rx_tstamp(struct fab_daemon *d, int i, int64_t off)
+{
+	struct msghdr *mh = &d->rxm[i].msg_hdr;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_TIMESTAMPNS ||
+		    c->cmsg_len < CMSG_LEN(sizeof(struct timespec)))
+			continue;
+		struct timespec ts;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		int64_t t = (int64_t)ts_ns(&ts) - off;
+		return t > 0 ? (uint64_t)t : 0;
+	}
+	return 0;
+}
+
+/* A datagram's arrival time in the model: its kernel receive time, kept
+ * non-decreasing (not before the model's latest time: a datagram that came
+ * before it was read late, after the model ran past it) and not after the
+ * time it was read (clock conversion error); the read time if it has none. */
+static uint64_t rx_arrival(struct fab_daemon *d, uint64_t kt, uint64_t read)
+{
+	if (!kt) {
+		d->rx_no_tstamp++;
+		return read;
+	}
+	if (kt <= read) {
+		uint64_t late = read - kt;
+		d->rx_late_sum += late;
+		d->rx_late_n++;
+		if (late > d->rx_late_max)
+			d->rx_late_max = late;
+		if (late > FAB_LATE_NS)
+			d->rx_late_over++;
+	}
+	uint64_t t = kt < read ? kt : read;
+	if (t >= d->model_now)
+		return t;
+	if (d->model_now - t > FAB_BEHIND_NS)
+		d->rx_behind++;
+	if (d->model_now - t > d->rx_behind_max)
+		d->rx_behind_max = d->model_now - t;
+	return d->model_now;
+}
+
+/* Drain the socket: each datagram into the model at its arrival time.
+ * upto: the time read before the drain - whatever came before it is in the
+ * socket now (but for the kernel's own delivery delay), so the model can
+ * run up to it; between batches it runs up to the latest arrival (not past
+ * upto), so departures go out during a long drain. */
+static void receive(struct fab_daemon *d, uint64_t upto)
 {
 	for (int round = 0; round < 16; round++) {
 		for (int i = 0; i < FAB_BATCH; i++) {
 			d->rxm[i].msg_hdr.msg_namelen = sizeof(d->rxaddr[i]);
+			d->rxm[i].msg_hdr.msg_controllen = sizeof(d->rxctl[i].buf);
 			d->rxiov[i].iov_len = d->cfg.slot_size + 1; /* one more: oversize seen */
 		}
 		int n = recvmmsg(d->fd, d->rxm, FAB_BATCH, MSG_DONTWAIT, NULL);
 		if (n <= 0)
 			return;
+		/* this batch's read time and CLOCK_REALTIME - CLOCK_MONOTONIC */
+		struct timespec rt;
+		uint64_t m0 = mono_ns();
+		clock_gettime(CLOCK_REALTIME, &rt);
 		uint64_t now = mono_ns();
-		for (int i = 0; i < n; i++)
-			handle_dgram(d, d->rxiov[i].iov_base, d->rxm[i].msg_len, &d->rxaddr[i], now);
-		run_model(d, mono_ns());
+		int64_t off = (int64_t)ts_ns(&rt) - (int64_t)(m0 + (now - m0) / 2);
+		for (int i = 0; i < n; i++) {
+			uint64_t t = rx_arrival(d, rx_tstamp(d, i, off), now);
+			d->model_now = t;
+			handle_dgram(d, d->rxiov[i].iov_base, d->rxm[i].msg_len, &d->rxaddr[i], t);
+		}
+		run_model(d, d->model_now < upto ? d->model_now : upto);
 		if (n < FAB_BATCH)
 			return;
 	}
@@ -500,10 +612,17 @@ static int setup(struct fab_daemon *d, const struct sockaddr_in *listen, const c
 		fprintf(stderr, "softrnic fabric: out of memory\n");
 		return -1;
 	}
+	/* the kernel's receive time of each datagram: the model's arrival time */
+	int on = 1;
+	if (setsockopt(d->fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0)
+		fprintf(stderr, "softrnic fabric: warning: SO_TIMESTAMPNS: %s: packets enter the "
+			"switch when the daemon reads them\n", strerror(errno));
 	for (int i = 0; i < FAB_BATCH; i++) {
 		d->rxiov[i].iov_base = d->rxbuf + (size_t)i * (d->cfg.slot_size + 1);
 		d->rxm[i].msg_hdr = (struct msghdr){ .msg_name = &d->rxaddr[i],
-						     .msg_iov = &d->rxiov[i], .msg_iovlen = 1 };
+						     .msg_iov = &d->rxiov[i], .msg_iovlen = 1,
+						     .msg_control = d->rxctl[i].buf,
+						     .msg_controllen = sizeof(d->rxctl[i].buf) };
 		d->txiov[i].iov_base = d->txbuf + (size_t)i * d->cfg.slot_size;
 		d->txm[i].msg_hdr = (struct msghdr){ .msg_name = &d->txaddr[i],
 						     .msg_namelen = sizeof(d->txaddr[i]),
@@ -544,6 +663,18 @@ static int setup(struct fab_daemon *d, const struct sockaddr_in *listen, const c
 	return 0;
 }
 
+/* --rt: SCHED_FIFO at prio; refused -> a warning, the daemon runs on */
+static int set_rt(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0)
+		return 0;
+	fprintf(stderr, "softrnic fabric: warning: --rt: cannot run SCHED_FIFO priority %d (%s); "
+		"running at normal priority, so when the daemon is not scheduled its packets "
+		"leave late\n", prio, strerror(errno));
+	return -1;
+}
+
 static void teardown(struct fab_daemon *d)
 {
 	if (d->dump) {
@@ -580,7 +711,12 @@ static int loop(struct fab_daemon *d, double stats_secs)
 	uint64_t period = stats_secs > 0 ? (uint64_t)(stats_secs * 1e9) : 0;
 	uint64_t next_stats = period ? d->start + period : UINT64_MAX;
 	for (;;) {
+		/* The time first, then what came since the last pass (at its
+		 * arrival times), then the model up to that time: the model's
+		 * clock does not pass a datagram still in the socket, even if
+		 * the daemon is preempted between the drain and the clock. */
 		uint64_t now = mono_ns();
+		receive(d, now);
 		run_model(d, now);
 		if (now >= next_stats) {
 			print_stats(d, now);
@@ -593,19 +729,21 @@ static int loop(struct fab_daemon *d, double stats_secs)
 			wake = next_stats;
 		struct timespec ts, *tsp = NULL;
 		if (wake != UINT64_MAX) {
-			uint64_t dt = wake > now ? wake - now : 0;
+			uint64_t t = mono_ns();
+			uint64_t dt = wake > t ? wake - t : 0;
 			ts.tv_sec = (time_t)(dt / 1000000000ull);
 			ts.tv_nsec = (long)(dt % 1000000000ull);
 			tsp = &ts;
 		}
 		struct pollfd pfd = { .fd = d->fd, .events = POLLIN };
-		int n = ppoll(&pfd, 1, tsp, &orig);
-		if (n < 0 && errno != EINTR) {
+		if (ppoll(&pfd, 1, tsp, &orig) < 0 && errno != EINTR) {
 			perror("softrnic fabric: ppoll");
 			return 1;
 		}
 		if (sig_stop) {
-			run_model(d, mono_ns());
+			uint64_t t = mono_ns();
+			receive(d, t);
+			run_model(d, t);
 			print_stats(d, mono_ns());
 			return 0;
 		}
@@ -613,8 +751,6 @@ static int loop(struct fab_daemon *d, double stats_secs)
 			sig_stats = 0;
 			print_stats(d, mono_ns());
 		}
-		if (n > 0)
-			receive(d);
 	}
 }
 
@@ -624,6 +760,7 @@ int srn_cmd_fabric(int argc, char **argv)
 	parse_listen("127.0.0.1:4790", &listen_sa);
 	const char *config = NULL, *pcap_path = NULL, *seed_s = NULL, *stats_s = NULL;
 	bool pcap_drops = false;
+	int rt_prio = 0;
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
@@ -633,6 +770,20 @@ int srn_cmd_fabric(int argc, char **argv)
 		}
 		if (!strcmp(a, "--pcap-drops")) {
 			pcap_drops = true;
+			continue;
+		}
+		if (!strcmp(a, "--rt")) {
+			rt_prio = FAB_RT_PRIO;
+			continue;
+		}
+		if (!strncmp(a, "--rt=", 5)) {
+			char *end;
+			long v = strtol(a + 5, &end, 10);
+			if (a[5] == 0 || *end || v < 1 || v > 99) {
+				fprintf(stderr, "softrnic fabric: --rt=%s: expected a priority 1..99\n", a + 5);
+				return 2;
+			}
+			rt_prio = (int)v;
 			continue;
 		}
 		if (!strcmp(a, "--")) {
@@ -714,10 +865,12 @@ int srn_cmd_fabric(int argc, char **argv)
 	d.cfg.epoch = d.start;
 	int rc = 1;
 	if (setup(&d, &listen_sa, pcap_path, pcap_drops) == 0) {
-		char sa[64];
+		char sa[64], rt[48] = "";
 		fmt_sa(sa, sizeof(sa), &listen_sa);
-		fprintf(stderr, "softrnic fabric: listening on %s, seed %llu, %u configured port(s)\n",
-			sa, (unsigned long long)d.cfg.seed, conf.nports);
+		if (rt_prio && set_rt(rt_prio) == 0)
+			snprintf(rt, sizeof(rt), ", SCHED_FIFO priority %d", rt_prio);
+		fprintf(stderr, "softrnic fabric: listening on %s, seed %llu, %u configured port(s)%s\n",
+			sa, (unsigned long long)d.cfg.seed, conf.nports, rt);
 		rc = loop(&d, stats_secs);
 	}
 	teardown(&d);
