@@ -114,6 +114,7 @@ int srn_sim_host_init(struct srn_sim *sim, uint32_t h, char *err, size_t errlen)
 	static const struct softrnic_cc_algo *const algos[SRN_SIM_CC_N] = {
 		[SRN_SIM_CC_DCQCN] = &srn_cc_algo_dcqcn,
 		[SRN_SIM_CC_DCQCN_PAPER] = &srn_cc_algo_dcqcn_paper,
+		[SRN_SIM_CC_DCQCN_SW] = &srn_cc_algo_dcqcn_sw,
 		[SRN_SIM_CC_TIMELY] = &srn_cc_algo_timely,
 		[SRN_SIM_CC_TIMELY_SEG] = &srn_cc_algo_timely_seg,
 	};

@@ -22,8 +22,8 @@
 
 #include "sim_int.h"
 
-const char *const srn_sim_cc_names[SRN_SIM_CC_N] = { "none", "dcqcn", "dcqcn-paper", "timely",
-							      "timely-seg" };
+const char *const srn_sim_cc_names[SRN_SIM_CC_N] = { "none", "dcqcn", "dcqcn-paper", "dcqcn-sw",
+							      "timely", "timely-seg" };
 
 static const char *const knob_names[SRN_SIM_K_MAX] = {
 	"rate", "delay", "buffer", "kmin", "kmax", "pmax", "loss",
@@ -308,7 +308,7 @@ static int parse_cc(struct srn_sim_scen *sc, struct tok *t, int n, uint32_t line
 		}
 	}
 	return fail(err, errlen, line, t[1].s, t[1].n,
-		    "unknown algorithm (none, dcqcn, dcqcn-paper, timely, timely-seg)");
+		    "unknown algorithm (none, dcqcn, dcqcn-paper, dcqcn-sw, timely, timely-seg)");
 }
 
 int srn_sim_scen_parse_line(struct srn_sim_scen *sc, const char *s, size_t len, uint32_t line,

@@ -81,6 +81,7 @@ enum srn_sim_cc {
 	SRN_SIM_CC_NONE = 0,
 	SRN_SIM_CC_DCQCN,          /* DCQCN, ConnectX default parameters */
 	SRN_SIM_CC_DCQCN_PAPER,    /* DCQCN, SIGCOMM'15 parameters */
+	SRN_SIM_CC_DCQCN_SW,       /* DCQCN, timers scaled to a software datapath */
 	SRN_SIM_CC_TIMELY,         /* TIMELY, SIGCOMM'15 parameters, RTT probes */
 	SRN_SIM_CC_TIMELY_SEG,     /* the same, one RTT sample per 64 KB sent */
 	SRN_SIM_CC_N

@@ -5,7 +5,8 @@
 #     the summary and two SVG plots; python3's XML parser accepts the plots
 #   - the same seed gives byte-identical CSV; the seed can be overridden
 #   - bad scenarios exit 2 with a message naming the line and the token;
-#     'cc cubic' is refused naming the algorithms there are; 'cc dcqcn' runs
+#     'cc cubic' is refused naming the algorithms there are; 'cc dcqcn' runs;
+#     'cc dcqcn-sw' runs (sim/scenarios/cc_dcqcn_sw_2to1_1g.sim) and CNPs flow
 # Usage: bash tests/integration/test_sim_cli.sh BUILD_DIR
 . "$(dirname "$0")/lib.sh"
 
@@ -66,11 +67,16 @@ printf 'hosts 3\nflow 1 -> 0\ncc cubic\n' >"$TMP/bad2.sim"
 err=$("$S" sim "$TMP/bad2.sim" --out "$TMP/x" 2>&1); rc=$?
 check "cc cubic: exit 2" [ $rc -eq 2 ]
 check "cc cubic: names line, token and the algorithms there are" \
-	grep -q "line 3: 'cubic': unknown algorithm (none, dcqcn, dcqcn-paper, timely, timely-seg)" <<<"$err"
+	grep -q "line 3: 'cubic': unknown algorithm (none, dcqcn, dcqcn-paper, dcqcn-sw, timely, timely-seg)" <<<"$err"
 printf 'hosts 3\nflow 1 -> 0\ncc dcqcn\nduration 2ms\n' >"$TMP/dcqcn.sim"
 "$S" sim "$TMP/dcqcn.sim" --out "$TMP/d" --quiet; rc=$?
 check "cc dcqcn: runs (exit 0) and the summary names it" \
 	bash -c "[ $rc -eq 0 ] && grep -q 'cc dcqcn,' '$TMP/d/summary.txt'"
+"$S" sim "$SC/cc_dcqcn_sw_2to1_1g.sim" --out "$TMP/sw" --quiet; rc=$?
+check "cc dcqcn-sw: sim/scenarios/cc_dcqcn_sw_2to1_1g.sim runs (exit 0), the summary names it" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'cc dcqcn-sw,' '$TMP/sw/summary.txt'"
+check "cc dcqcn-sw: the receiver sent CNPs, no drops" \
+	grep -Eq 'events: +ecn marks [1-9][0-9]*, drops 0, cnps [1-9]' "$TMP/sw/summary.txt"
 "$S" sim "$TMP/missing.sim" 2>/dev/null; rc=$?
 check "missing scenario file: exit 2" [ $rc -eq 2 ]
 "$S" sim --bogus 2>/dev/null; rc=$?

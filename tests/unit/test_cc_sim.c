@@ -7,6 +7,9 @@
  *       the bottleneck busy
  *   (c) TIMELY with per-segment RTT samples settles unfairly (Zhu et al.,
  *       CoNEXT'16); with one sample per RTT the same scenario is fair
+ *   (d) dcqcn-sw (`cc dcqcn-sw`) in the setup of the real datapath test
+ *       (test_cc_datapath.sh, 2:1 at 1 Gbit/s): CNPs cut both senders'
+ *       rates, the queue stays near the marking thresholds, no loss
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,10 @@ static char *slurp(const char *name)
 	buf[n] = 0;
 	return buf;
 }
+
+/* the device counters of the first hosts of the last run_file */
+#define CTR_HOSTS 4u
+static uint64_t dev_ctr[CTR_HOSTS][SRN_CTR_MAX];
 
 /* run a scenario file (+ override lines) to its end and take its metrics */
 static int run_file(const char *name, const char *extra, struct srn_sim_metrics *m,
@@ -56,6 +63,9 @@ static int run_file(const char *name, const char *extra, struct srn_sim_metrics 
 	srn_sim_metrics(sim, m);
 	for (uint32_t i = 0; i < nfr && i < m->nflows; i++)
 		srn_sim_flow_result(sim, i, &fr[i]);
+	memset(dev_ctr, 0, sizeof(dev_ctr));
+	for (uint32_t h = 0; h < CTR_HOSTS && h < sim->nhosts; h++)
+		memcpy(dev_ctr[h], srn_dev_counters(sim->host[h].dev), sizeof(dev_ctr[h]));
 	srn_sim_del(sim);
 	srn_sim_scen_free(&sc);
 	return 0;
@@ -127,6 +137,47 @@ SRN_TEST(test_cc_16_c_timely_settles_unfairly_per_segment_fair_per_rtt)
 		fr[0].win_gbps, fr[1].win_gbps, hi / lo, m.jain);
 	CHECK(hi / lo < 1.05);
 	CHECK(m.util >= 0.9);
+}
+
+SRN_TEST(test_cc_16_d_dcqcn_sw_2to1_at_1g_cuts_rates_queue_near_kmin)
+{
+	struct srn_sim_metrics m;
+	struct srn_sim_flow_result fr[2];
+	REQUIRE(run_file("cc_dcqcn_sw_2to1_1g.sim", NULL, &m, fr, 2) == 0);
+	fprintf(stderr, "  (d) dcqcn-sw jain %.4f util %.4f q p50 %llu p99 %llu max %llu cnps %llu "
+		"flows %.3f / %.3f Gbit/s\n", m.jain, m.util, (unsigned long long)m.q_p50,
+		(unsigned long long)m.q_p99, (unsigned long long)m.q_max,
+		(unsigned long long)m.cnps, fr[0].win_gbps, fr[1].win_gbps);
+	/* the receiver (host 0) turned marks into CNPs; both senders (hosts
+	 * 1, 2) got them and dcqcn-sw cut their rates below the 1g line rate */
+	CHECK(m.ecn_marks > 0);
+	CHECK(dev_ctr[0][SRN_CTR_TX_CNPS] > 0);
+	for (int h = 1; h <= 2; h++) {
+		fprintf(stderr, "  (d) host %d: rx_cnps %llu cc_rate_updates %llu cc_rate_kbps_last %llu\n",
+			h, (unsigned long long)dev_ctr[h][SRN_CTR_RX_CNPS],
+			(unsigned long long)dev_ctr[h][SRN_CTR_CC_RATE_UPDATES],
+			(unsigned long long)dev_ctr[h][SRN_CTR_CC_RATE_KBPS_LAST]);
+		CHECK(dev_ctr[h][SRN_CTR_RX_CNPS] > 0);
+		CHECK(dev_ctr[h][SRN_CTR_CC_RATE_UPDATES] > 0);
+		CHECK(dev_ctr[h][SRN_CTR_CC_RATE_KBPS_LAST] > 0);
+		CHECK(dev_ctr[h][SRN_CTR_CC_RATE_KBPS_LAST] < 1000u * 1000u);
+	}
+	/* the queue near the marking thresholds (kmin 10 KiB, kmax 50 KiB of a
+	 * 512 KiB buffer), no loss, the link busy, a fair share */
+	CHECK_EQ(m.drops, 0);
+	CHECK_EQ(m.timeouts, 0);
+	CHECK(m.q_p99 <= 50 * 1024);
+	CHECK(m.q_max <= 128 * 1024);
+	CHECK(m.util >= 0.85);
+	CHECK_EQ(m.jain_n, 2);
+	CHECK(m.jain >= 0.9);
+	/* the same scenario without congestion control fills the buffer */
+	struct srn_sim_metrics n;
+	REQUIRE(run_file("cc_dcqcn_sw_2to1_1g.sim", "cc none\n", &n, fr, 2) == 0);
+	fprintf(stderr, "  (d) cc none: q p50 %llu drops %llu\n", (unsigned long long)n.q_p50,
+		(unsigned long long)n.drops);
+	CHECK(n.q_p50 > 8 * m.q_p99);
+	CHECK(n.drops > 0);
 }
 
 int main(void) { return srn_test_main(); }
