@@ -30,10 +30,10 @@
 # senders send at line rate until the receiver's first CNPs, and on this
 # 2-core VM the receiver now and then answers nothing for 6-10 ms (the
 # queue then grows until the senders' windows are used up: 265-468 KB at
-# the start in 6 of 48 runs, 215 and 286 KB later in 2). After WARM_MS the
-# largest sample was 41-182 KB in 46 of those runs and 286 KB at most; the
-# bound, 3/4 of the buffer, keeps a margin over that (docs/cc.md "On the
-# real datapath").
+# the start in 6 of 47 runs, 215 and 286 KB later in 2). After WARM_MS the
+# largest sample was 41-182 KB in 45 of those runs and 215-286 KB in the
+# other 2; the bound, 3/4 of the buffer, keeps a margin over that
+# (docs/cc.md "On the real datapath").
 # Setup choices (docs/cc.md has the measurements):
 #   - the senders wait for completions on a completion channel (cc_flows -e):
 #     two busy-polling senders take both cores of a 2-core machine and the
