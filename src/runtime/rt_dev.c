@@ -38,9 +38,15 @@
 #define STATS_PERIOD_NS  (100ull * 1000 * 1000)
 /* The application counts as busy-polling while its last poll_cq (or other
  * progress call) is younger than this: the progress thread then leaves the
- * receive socket to the application, and post_send may leave a partial
- * transmit batch for the application's next poll (the doorbell). */
+ * receive socket to the application. A post_send within this long of the
+ * last poll, or of the last post batched so, leaves its packets in the
+ * transmit batch for the application's next poll (the doorbell): a run of
+ * posts between two polls (perftest posts up to its tx depth) goes out in
+ * full GSO batches. The progress thread sends the batch when no poll or
+ * post came for this long. */
 #define APP_POLL_NS      (15ull * 1000)
+/* how long a run of batched posts may last after the poll that started it */
+#define APP_RUN_NS       (1000ull * 1000)
 /* how long a device behind a fabric waits for the HELLO echo when it opens */
 #define FABRIC_HELLO_MS  3000
 
@@ -79,6 +85,8 @@ struct srn_rt_dev {
 	struct srn_rt_shm_writer *shm;
 	bool stop;
 	srn_ts sleep_target;              /* the thread sleeps until then (or a kick) */
+	_Atomic srn_ts last_act;          /* last poll, or batched post (no lock) */
+	srn_ts last_batch;                /* last batched post */
 	_Atomic srn_ts last_poll;         /* last application progress call (no lock) */
 	bool stats_dirty;
 	srn_ts stats_last;
@@ -141,7 +149,7 @@ static bool app_busy(struct srn_rt_dev *rd, srn_ts now)
 
 /* Take packets from the core into the TX batch, sending full batches; the
  * last partial batch is sent too unless `defer` (then it waits for the next
- * pass, at the latest the progress thread's wake-up at last_poll +
+ * pass, at the latest the progress thread's wake-up at last_act +
  * APP_POLL_NS). */
 static int tx_pump(struct srn_rt_dev *rd, srn_ts now, bool defer)
 {
@@ -331,9 +339,9 @@ static srn_ts thread_deadline(struct srn_rt_dev *rd)
 	if (srn_dev_has_output(rd->core))
 		d = 0;
 	if (rd->tx.n) {                       /* a deferred doorbell */
-		srn_ts lp = atomic_load_explicit(&rd->last_poll, memory_order_relaxed);
-		if (lp + APP_POLL_NS < d)
-			d = lp + APP_POLL_NS;
+		srn_ts la = atomic_load_explicit(&rd->last_act, memory_order_relaxed);
+		if (la + APP_POLL_NS < d)
+			d = la + APP_POLL_NS;
 	}
 	if (rd->stats_dirty && rd->shm && rd->stats_last + STATS_PERIOD_NS < d)
 		d = rd->stats_last + STATS_PERIOD_NS;
@@ -375,16 +383,31 @@ void srn_rt_unlock(struct srn_rt_dev *rd)
 	finish_unlock(rd);
 }
 
-void srn_rt_unlock_doorbell(struct srn_rt_dev *rd)
-{
-	/* a busy-polling application flushes at its next poll: batch */
-	service(rd, false, app_busy(rd, srn_rt_now()));
-	finish_unlock(rd);
-}
-
 static void note_poll(struct srn_rt_dev *rd)
 {
-	atomic_store_explicit(&rd->last_poll, srn_rt_now(), memory_order_relaxed);
+	srn_ts now = srn_rt_now();
+	atomic_store_explicit(&rd->last_poll, now, memory_order_relaxed);
+	atomic_store_explicit(&rd->last_act, now, memory_order_relaxed);
+}
+
+void srn_rt_unlock_doorbell(struct srn_rt_dev *rd)
+{
+	/* A post within APP_POLL_NS of the application's last poll starts a
+	 * run of posts batched for its next poll; the run goes on until that
+	 * poll (a post that comes later, say after the application was
+	 * descheduled, still joins it, as long as the poll is younger than
+	 * APP_RUN_NS). A post long after a poll (an application that waited
+	 * on something else in between) goes out at once. */
+	srn_ts now = srn_rt_now();
+	srn_ts lp = atomic_load_explicit(&rd->last_poll, memory_order_relaxed);
+	bool batch = now < atomic_load_explicit(&rd->last_act, memory_order_relaxed) + APP_POLL_NS ||
+		     (rd->last_batch > lp && now < lp + APP_RUN_NS);
+	if (batch) {
+		atomic_store_explicit(&rd->last_act, now, memory_order_relaxed);
+		rd->last_batch = now;
+	}
+	service(rd, false, batch);
+	finish_unlock(rd);
 }
 
 void srn_rt_progress(struct srn_rt_dev *rd)
@@ -405,6 +428,18 @@ void srn_rt_lock_poll(struct srn_rt_dev *rd)
 		rd->stats_dirty = true;
 }
 
+int srn_rt_counter(struct srn_rt_dev *rd, const char *name, uint64_t *value)
+{
+	for (int i = 0; i < RT_CTR_MAX; i++)
+		if (!strcmp(rt_ctr_names[i], name)) {
+			pthread_mutex_lock(&rd->lock);
+			*value = rd->rt_ctr[i];
+			pthread_mutex_unlock(&rd->lock);
+			return 0;
+		}
+	return -1;
+}
+
 /* ---- progress thread ------------------------------------------------- */
 
 static void *progress_thread(void *arg)
@@ -415,7 +450,7 @@ static void *progress_thread(void *arg)
 		{ .fd = rd->evfd, .events = POLLIN },
 		{ .fd = rd->udp.rx_fd, .events = POLLIN },
 	};
-	bool rx = true;
+	bool rx = true, sock = false;
 
 	pthread_mutex_lock(&rd->lock);
 	while (!rd->stop) {
@@ -424,7 +459,13 @@ static void *progress_thread(void *arg)
 		 * polls receive, run the timers and send the doorbell; the thread
 		 * only looks again when that polling may have stopped. */
 		bool busy = app_busy(rd, now);
-		if (!busy)
+		/* Woken (kick or timer) while the application is still posting a
+		 * doorbell batch, with nothing received and no timer due: leave
+		 * the batch until APP_POLL_NS after the last post. */
+		srn_ts la = atomic_load_explicit(&rd->last_act, memory_order_relaxed);
+		bool hold = !sock && rd->tx.n && now < la + APP_POLL_NS &&
+			    now < srn_dev_expiry(rd->core) && !srn_dev_has_output(rd->core);
+		if (!busy && !hold)
 			service(rd, rx, false);
 		now = srn_rt_now();
 		if (rd->stats_dirty && now >= rd->stats_last + STATS_PERIOD_NS)
@@ -450,7 +491,8 @@ static void *progress_thread(void *arg)
 		pfd[1].revents = 0;
 		int r = ppoll(pfd, busy ? 1 : 2, tp, NULL);
 		/* after a busy period the socket may hold what nobody read */
-		rx = busy || (r > 0 && (pfd[1].revents & (POLLIN | POLLERR)));
+		sock = r > 0 && (pfd[1].revents & (POLLIN | POLLERR));
+		rx = busy || sock;
 		if (r > 0 && (pfd[0].revents & POLLIN)) {
 			uint64_t v;
 			ssize_t rr = read(rd->evfd, &v, sizeof v);

@@ -81,10 +81,15 @@ void srn_rt_progress(struct srn_rt_dev *rd);     /* try-lock; non-blocking rx/tx
  * its CQ and calls srn_rt_unlock(). Marks the application as busy-polling. */
 void srn_rt_lock_poll(struct srn_rt_dev *rd);
 /* Unlock after queueing work requests (the doorbell): like srn_rt_unlock,
- * but while the application busy-polls a partial transmit batch is left for
- * its next poll (at the latest the progress thread sends it 15 us
- * after that poll), so back-to-back posts leave in one sendmmsg. */
+ * but within 15 us of the application's last poll (or of a post batched
+ * so) a partial transmit batch is left for its next poll (at the latest
+ * the progress thread sends it 15 us after the last post), so the posts
+ * between two polls leave in one sendmmsg (and GSO sends). */
 void srn_rt_unlock_doorbell(struct srn_rt_dev *rd);
+
+/* The runtime's own counter NAME (rt_tx_batches, rt_wakeups, ... as
+ * `softrnic stats` prints them) into *value; -1 if there is none. */
+int srn_rt_counter(struct srn_rt_dev *rd, const char *name, uint64_t *value);
 
 srn_ts srn_rt_now(void);                          /* CLOCK_MONOTONIC in ns */
 

@@ -1032,6 +1032,103 @@ out:
 /* PSN-16 through the runtime: no peer answers, the retransmit timer (run by
  * the progress thread alone) expires retry_cnt times and the WR completes
  * with RETRY_EXC_ERR. */
+static uint64_t rt_ctr(struct side *s, const char *name)
+{
+	uint64_t v = 0;
+	CHECK_EQ(srn_rt_counter(s->rd, name, &v), 0);
+	return v;
+}
+
+/* post `n` 64-byte WRITEs to B, one post call each (as perftest does),
+ * `gap_ns` of busy work between two posts */
+static void post_writes(struct side *A, struct side *B, int n, int first, srn_ts gap_ns)
+{
+	for (int i = 0; i < n; i++) {
+		srn_ts until = srn_rt_now() + gap_ns;
+		while (i && srn_rt_now() < until)
+			;
+		int k = first + i;
+		struct srn_sge sge = { (uint64_t)(uintptr_t)A->buf + (uint64_t)k * 64, 64, A->mi.lkey };
+		struct srn_send_wr wr = { .wr_id = (uint64_t)k, .opcode = SRN_WR_RDMA_WRITE,
+					  .sg_list = &sge, .num_sge = 1,
+					  .send_flags = i == n - 1 ? SRN_SEND_SIGNALED : 0 };
+		wr.remote_addr = (uint64_t)(uintptr_t)B->buf + (uint64_t)k * 64;
+		wr.rkey = B->mi.rkey;
+		srn_rt_lock(A->rd);
+		CHECK_EQ(srn_qp_post_send(A->qp, &wr, srn_rt_now()), 0);
+		srn_rt_unlock_doorbell(A->rd);
+	}
+}
+
+static bool bytes_arrive(struct side *A, struct side *B, int from, int n, int ms)
+{
+	for (int t = 0; t < ms * 10; t++) {
+		if (!memcmp(A->buf + from * 64, B->buf + from * 64, (size_t)n * 64))
+			return true;
+		usleep(100);
+	}
+	return false;
+}
+
+/* The doorbell (issue 5): an application that never polls has each post on
+ * the wire at once; one that polls has the posts between two polls leave
+ * in one sendmmsg at its next poll; and if that poll does not come, the
+ * progress thread sends them. Bytes checked in B's memory each time. */
+SRN_TEST(test_rt_doorbell_batches_the_posts_of_a_poller)
+{
+	static struct side A, B;
+	REQUIRE(side_open(&A, "rt-test-dba", IP_A, NULL, false));
+	if (!side_open(&B, "rt-test-dbb", IP_B, NULL, false)) {
+		side_close(&A);
+		CHECK(0);
+		return;
+	}
+	uint32_t qa = srn_qp_num(A.qp), qb = srn_qp_num(B.qp);
+	int r = connect_qp(&A, B.cfg.ip, qb, 100, 200, 14, 7);
+	if (!r)
+		r = connect_qp(&B, A.cfg.ip, qa, 200, 100, 14, 7);
+	CHECK_EQ(r, 0);
+	if (r)
+		goto out;
+	for (int i = 0; i < 64 * 64; i++)
+		A.buf[i] = (uint8_t)(i * 13 + 5);
+	struct srn_cqe e;
+
+	/* 1. never polled: 20 posts, 20 sendmmsg calls */
+	uint64_t b0 = rt_ctr(&A, "rt_tx_batches");
+	post_writes(&A, &B, 20, 0, 0);
+	uint64_t b1 = rt_ctr(&A, "rt_tx_batches");
+	printf("  no poll: 20 posts -> %llu sendmmsg\n", (unsigned long long)(b1 - b0));
+	CHECK_EQ(b1 - b0, 20);
+	CHECK(bytes_arrive(&A, &B, 0, 20, 5000));
+	CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == 19);
+
+	/* 2. a poller: poll, 20 posts 2 us apart (40 us: longer than the
+	 * 15 us busy-poll window of that poll, after which each post used to
+	 * go out alone), poll - the posts leave in a few sendmmsg: the
+	 * progress thread sends what waits 15 us after a post, the rest goes
+	 * at the second poll (more if this thread is descheduled) */
+	srn_rt_progress(A.rd);
+	b0 = rt_ctr(&A, "rt_tx_batches");
+	post_writes(&A, &B, 20, 20, 2000);
+	srn_rt_progress(A.rd);
+	b1 = rt_ctr(&A, "rt_tx_batches");
+	printf("  poller: 20 posts -> %llu sendmmsg\n", (unsigned long long)(b1 - b0));
+	CHECK(b1 - b0 >= 1 && b1 - b0 <= 8);
+	CHECK(bytes_arrive(&A, &B, 20, 20, 5000));
+	CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == 39);
+
+	/* 3. a poller that posts and then stops calling: the progress thread
+	 * sends the batch (no call into A at all until the bytes are there) */
+	srn_rt_progress(A.rd);
+	post_writes(&A, &B, 5, 40, 0);
+	CHECK(bytes_arrive(&A, &B, 40, 5, 5000));
+	CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == 44);
+out:
+	side_close(&B);
+	side_close(&A);
+}
+
 SRN_TEST(test_rt_retry_timer_fires_without_app_progress)
 {
 	static struct side A;
