@@ -19,10 +19,11 @@ struct srn_rt_devcfg;
 #define SRN_CC_CTL_PREFIX "softrnic-cc."  /* <stats dir>/softrnic-cc.NAME.PID.sock */
 #define SRN_CC_SYMBOL    "softrnic_cc_algo" /* the struct softrnic_cc_algo a .so exports */
 
-/* Before srn_dev_new: SOFTRNIC_CC=none|dcqcn|dcqcn-paper|timely|timely-seg
- * (default none), SOFTRNIC_CC_RATE=line rate (e.g. 100g, default 100g),
- * SOFTRNIC_CC_KEY=key file. Sets dc->cc for an algorithm. 0, or a negative
- * errno for a bad value (the message is printed). */
+/* Before srn_dev_new: SOFTRNIC_CC=none|dcqcn|dcqcn-paper|dcqcn-sw|timely|
+ * timely-seg (default none), SOFTRNIC_CC_RATE=line rate (e.g. 100g, default
+ * 100g), SOFTRNIC_CC_BURST=depth of each QP's pacer bucket (e.g. 16k; with an
+ * algorithm only), SOFTRNIC_CC_KEY=key file. Sets dc->cc for an algorithm.
+ * 0, or a negative errno for a bad value (the message is printed). */
 int  srn_rt_cc_config(struct srn_rt_dev *rd, const struct srn_rt_devcfg *cfg,
 		      struct srn_dev_cfg *dc);
 /* After the device runs: open its control socket and start its thread. */
