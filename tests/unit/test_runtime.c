@@ -696,6 +696,28 @@ static int connect_qp(struct side *s, struct in_addr peer_ip, uint32_t peer_qpn,
 	return r;
 }
 
+/* Open A and B (device names na/nb) and connect their RC QPs, A's send
+ * PSN psn_a and B's psn_b. On failure both are closed again. */
+static bool pair_open(struct side *A, struct side *B, const char *na, const char *nb,
+		      const char *cap_a, bool no_offload, uint32_t psn_a, uint32_t psn_b)
+{
+	if (!side_open(A, na, IP_A, cap_a, no_offload))
+		return false;
+	if (!side_open(B, nb, IP_B, NULL, no_offload)) {
+		side_close(A);
+		return false;
+	}
+	uint32_t qa = srn_qp_num(A->qp), qb = srn_qp_num(B->qp);
+	int r = connect_qp(A, B->cfg.ip, qb, psn_a, psn_b, 14, 7);
+	if (!r)
+		r = connect_qp(B, A->cfg.ip, qa, psn_b, psn_a, 14, 7);
+	if (r) {
+		side_close(B);
+		side_close(A);
+	}
+	return r == 0;
+}
+
 /* Wait for one CQE without driving the device ourselves: the progress
  * thread (packets, timers) must do all the work. */
 static bool wait_cqe(struct side *s, struct srn_cqe *e, int ms)
@@ -849,19 +871,12 @@ SRN_TEST(test_rt_rc_send_write_real_udp)
 	/* offload off: one datagram per packet, so the live capture below can
 	 * compare each datagram byte for byte (the GSO path has its own test,
 	 * test_w01_udp_gso_run_ids_and_gro_split) */
-	REQUIRE(side_open(&A, "rt-test-a", IP_A, cap, true));
-	if (!side_open(&B, "rt-test-b", IP_B, NULL, true)) {
-		side_close(&A);
-		CHECK(0);
+	if (!pair_open(&A, &B, "rt-test-a", "rt-test-b", cap, true, 0xfffff0, 0x123456)) {
+		CHECK(!"two connected devices");
+		if (live)
+			pcap_close(live);
 		return;
 	}
-	uint32_t qa = srn_qp_num(A.qp), qb = srn_qp_num(B.qp);
-	int r = connect_qp(&A, B.cfg.ip, qb, 0xfffff0, 0x123456, 14, 7);
-	if (!r)
-		r = connect_qp(&B, A.cfg.ip, qa, 0x123456, 0xfffff0, 14, 7);
-	CHECK_EQ(r, 0);
-	if (r)
-		goto out;
 
 	/* SEND of 3000 bytes (3 packets at MTU 1024, PSN wraps past 0xffffff) */
 	for (int i = 0; i < 3000; i++)
@@ -1077,19 +1092,10 @@ static bool bytes_arrive(struct side *A, struct side *B, int from, int n, int ms
 SRN_TEST(test_rt_doorbell_batches_the_posts_of_a_poller)
 {
 	static struct side A, B;
-	REQUIRE(side_open(&A, "rt-test-dba", IP_A, NULL, false));
-	if (!side_open(&B, "rt-test-dbb", IP_B, NULL, false)) {
-		side_close(&A);
-		CHECK(0);
+	if (!pair_open(&A, &B, "rt-test-dba", "rt-test-dbb", NULL, false, 100, 200)) {
+		CHECK(!"two connected devices");
 		return;
 	}
-	uint32_t qa = srn_qp_num(A.qp), qb = srn_qp_num(B.qp);
-	int r = connect_qp(&A, B.cfg.ip, qb, 100, 200, 14, 7);
-	if (!r)
-		r = connect_qp(&B, A.cfg.ip, qa, 200, 100, 14, 7);
-	CHECK_EQ(r, 0);
-	if (r)
-		goto out;
 	for (int i = 0; i < 64 * 64; i++)
 		A.buf[i] = (uint8_t)(i * 13 + 5);
 	struct srn_cqe e;
@@ -1124,7 +1130,6 @@ SRN_TEST(test_rt_doorbell_batches_the_posts_of_a_poller)
 	post_writes(&A, &B, 5, 40, 0);
 	CHECK(bytes_arrive(&A, &B, 40, 5, 5000));
 	CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == 44);
-out:
 	side_close(&B);
 	side_close(&A);
 }
