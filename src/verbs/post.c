@@ -106,16 +106,13 @@ int srn_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 	return err;
 }
 
-int srn_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+/* Post a chain of receives to a QP's receive queue (qp) or an SRQ (srq),
+ * under the device lock; stops at the first bad one (*bad). */
+static int post_recv_chain(struct srn_rt_dev *rd, struct srn_qp *qp, struct srn_srq *srq,
+			   struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
-	struct srn_vqp *q = to_sqp(qp);
-	struct srn_rt_dev *rd = q->ctx->rd;
 	int err = 0;
 
-	if (q->srq) {          /* receives go to the SRQ */
-		*bad = wr;
-		return EINVAL;
-	}
 	srn_rt_lock(rd);
 	for (; wr; wr = wr->next) {
 		struct srn_recv_wr r;
@@ -128,7 +125,7 @@ int srn_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 		r.wr_id = wr->wr_id;
 		r.sg_list = (const struct srn_sge *)wr->sg_list;
 		r.num_sge = (uint32_t)wr->num_sge;
-		rc = srn_qp_post_recv(q->core, &r);
+		rc = qp ? srn_qp_post_recv(qp, &r) : srn_srq_post(srq, &r);
 		if (rc) {
 			err = srn_verbs_errno(rc);
 			break;
@@ -140,32 +137,20 @@ int srn_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 	return err;
 }
 
+int srn_verbs_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct srn_vqp *q = to_sqp(qp);
+
+	if (q->srq) {          /* receives go to the SRQ */
+		*bad = wr;
+		return EINVAL;
+	}
+	return post_recv_chain(q->ctx->rd, q->core, NULL, wr, bad);
+}
+
 int srn_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct srn_vsrq *s = to_ssrq(srq);
-	struct srn_rt_dev *rd = s->ctx->rd;
-	int err = 0;
 
-	srn_rt_lock(rd);
-	for (; wr; wr = wr->next) {
-		struct srn_recv_wr r;
-		int rc;
-
-		if (wr->num_sge < 0) {
-			err = EINVAL;
-			break;
-		}
-		r.wr_id = wr->wr_id;
-		r.sg_list = (const struct srn_sge *)wr->sg_list;
-		r.num_sge = (uint32_t)wr->num_sge;
-		rc = srn_srq_post(s->core, &r);
-		if (rc) {
-			err = srn_verbs_errno(rc);
-			break;
-		}
-	}
-	srn_rt_unlock(rd);
-	if (err)
-		*bad = wr;
-	return err;
+	return post_recv_chain(s->ctx->rd, NULL, s->core, wr, bad);
 }
