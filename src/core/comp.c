@@ -94,6 +94,28 @@ static void after_progress(struct srn_qp *qp, srn_ts now)
 	srn_req_timer_update(qp, now, true);
 }
 
+/* Go back to comp.psn and resend from there, once per PSN (PSN-15): a
+ * second request for the same PSN (GOBACK_REPEAT) changes nothing; with the
+ * retry budget spent the QP fails (GOBACK_FAILED). */
+enum goback { GOBACK_DONE, GOBACK_REPEAT, GOBACK_FAILED };
+
+static enum goback go_back_once(struct srn_qp *qp, srn_ts now)
+{
+	if (qp->comp.implicit_done && qp->comp.implicit_psn == qp->comp.psn)
+		return GOBACK_REPEAT;
+	if (qp->req.retry_left == 0) {
+		srn_ctr_inc(qp->dev, SRN_CTR_RETRY_EXC_ERR);
+		srn_comp_fail(qp, SRN_WC_RETRY_EXC_ERR);
+		return GOBACK_FAILED;
+	}
+	qp->req.retry_left--;
+	qp->comp.implicit_done = true;
+	qp->comp.implicit_psn = qp->comp.psn;
+	srn_req_rewind(qp, qp->comp.psn);
+	srn_req_timer_update(qp, now, true);
+	return GOBACK_DONE;
+}
+
 static void check_head_error(struct srn_qp *qp)
 {
 	if (qp->sq_head == qp->sq_tail || qp->sq_head != qp->sq_cur)
@@ -294,21 +316,15 @@ void srn_comp_recv(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now)
 			 * network delivered late - must neither restart the
 			 * go-back nor burn the retry budget. A lost retransmission
 			 * is covered by the retransmission timer, which counts. */
-			if (qp->comp.implicit_done && qp->comp.implicit_psn == qp->comp.psn) {
+			switch (go_back_once(qp, now)) {
+			case GOBACK_FAILED:
+				return;
+			case GOBACK_REPEAT:
 				srn_ctr_inc(dev, SRN_CTR_RX_NAK_SEQ_REPEAT);
-				st = COMP_ST_DONE;
+				break;
+			case GOBACK_DONE:
 				break;
 			}
-			if (qp->req.retry_left == 0) {
-				srn_ctr_inc(dev, SRN_CTR_RETRY_EXC_ERR);
-				srn_comp_fail(qp, SRN_WC_RETRY_EXC_ERR);
-				return;
-			}
-			qp->req.retry_left--;
-			qp->comp.implicit_done = true;
-			qp->comp.implicit_psn = qp->comp.psn;
-			srn_req_rewind(qp, qp->comp.psn);
-			srn_req_timer_update(qp, now, true);
 			st = COMP_ST_DONE;
 			break;
 
@@ -342,21 +358,16 @@ void srn_comp_recv(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now)
 
 		case COMP_ST_IMPLICIT_RETRY:
 			/* responses of a READ/ATOMIC went missing: go back once per PSN */
-			if (qp->comp.implicit_done && qp->comp.implicit_psn == qp->comp.psn) {
+			switch (go_back_once(qp, now)) {
+			case GOBACK_FAILED:
+				return;
+			case GOBACK_REPEAT:
 				st = COMP_ST_DROP;
 				break;
+			case GOBACK_DONE:
+				st = COMP_ST_DONE;
+				break;
 			}
-			if (qp->req.retry_left == 0) {
-				srn_ctr_inc(dev, SRN_CTR_RETRY_EXC_ERR);
-				srn_comp_fail(qp, SRN_WC_RETRY_EXC_ERR);
-				return;
-			}
-			qp->req.retry_left--;
-			qp->comp.implicit_done = true;
-			qp->comp.implicit_psn = qp->comp.psn;
-			srn_req_rewind(qp, qp->comp.psn);
-			srn_req_timer_update(qp, now, true);
-			st = COMP_ST_DONE;
 			break;
 
 		case COMP_ST_DROP:
