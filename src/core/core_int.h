@@ -42,7 +42,9 @@ static inline void srn_list_del(struct srn_list *n)
 #define srn_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* ---- timers ---- */
-enum srn_timer_kind { SRN_TIMER_RTO, SRN_TIMER_RNR, SRN_TIMER_PACE, SRN_TIMER_KINDS };
+enum srn_timer_kind { SRN_TIMER_RTO, SRN_TIMER_RNR, SRN_TIMER_PACE, SRN_TIMER_ACK, SRN_TIMER_KINDS };
+/* a QP that sent a request this recently counts as a two-way (ping-pong) QP */
+#define SRN_ACK_DELAY_PEER_NS (1000ull * 1000)
 struct srn_timer {
 	srn_ts   deadline;
 	uint32_t idx;           /* heap position, UINT32_MAX when not armed */
@@ -150,6 +152,8 @@ struct srn_rsp {
 	uint32_t psn, msn;
 	uint64_t va, orig;
 	uint32_t rkey, left;    /* READ: bytes still to send */
+	srn_ts   t;             /* ACK: when it was queued (cfg.ack_delay_ns) */
+	uint32_t txseq;         /* ACK: the QP's req_tx_seq then */
 };
 
 /* ---- state machines ---- */
@@ -213,6 +217,11 @@ struct srn_qp {
 		struct srn_rsp *q;       /* response queue */
 		uint32_t q_cap, q_head, q_n;
 	} resp;
+
+	/* delayed ACK (cfg.ack_delay_ns) */
+	srn_ts   req_tx_last;            /* the requester's last request packet */
+	uint32_t req_tx_seq;             /* request packets sent (wraps) */
+	struct srn_timer ack_timer;      /* SRN_TIMER_ACK: a held ACK is due */
 
 	/* congestion notification */
 	bool     cnp_pending;

@@ -32,7 +32,7 @@ const char *const srn_ctr_names[SRN_CTR_MAX] = {
 	"cc_events", "cc_event_drops", "cc_rate_updates", "cc_rate_stale",
 	"cc_pace_waits", "cc_rate_kbps_last", "cc_algo_swaps",
 	"tx_rtt_probes", "rx_rtt_probes", "tx_rtt_responses", "rx_rtt_responses",
-	"drop_rtt_probe", "rx_nak_seq_repeat", "rx_icrc_other_id",
+	"drop_rtt_probe", "rx_nak_seq_repeat", "rx_icrc_other_id", "acks_delayed",
 };
 _Static_assert(sizeof(srn_ctr_names) / sizeof(srn_ctr_names[0]) == SRN_CTR_MAX, "counter names");
 
@@ -429,6 +429,21 @@ static ssize_t emit_cnp(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_
 	return (ssize_t)srn_pkt_finalize(buf, hdr + extra, 0, meta);
 }
 
+/* cfg.ack_delay_ns: is the response queue a lone ACK of a two-way QP that
+ * may still wait for the QP's next request? It waits until it is due, or
+ * until a request has left after it was queued: the request goes first and
+ * the ACK right behind it, so a peer that polls for the ACK finds the
+ * request already received when the ACK arrives. */
+static bool ack_waits(const struct srn_qp *qp, srn_ts now)
+{
+	const struct srn_dev *dev = qp->dev;
+	if (!dev->cfg.ack_delay_ns || qp->resp.q_n != 1 || qp->attr.qp_state != SRN_QPS_RTS)
+		return false;
+	const struct srn_rsp *e = &qp->resp.q[qp->resp.q_head];
+	return e->type == SRN_RSP_ACK && qp->req_tx_last && qp->req_tx_seq == e->txseq &&
+	       now < qp->req_tx_last + SRN_ACK_DELAY_PEER_NS && now < e->t + dev->cfg.ack_delay_ns;
+}
+
 static ssize_t qp_output(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta, srn_ts now)
 {
 	ssize_t n;
@@ -443,7 +458,18 @@ static ssize_t qp_output(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn
 		if (n > 0)
 			return n;
 	}
-	if (qp->resp.q_n) {
+	bool ack_wait = qp->resp.q_n && ack_waits(qp, now);
+	if (ack_wait && !srn_req_can_send(qp)) {
+		/* held: it leaves behind the next request, or at its timer */
+		if (!srn_timer_armed(&qp->ack_timer)) {
+			const struct srn_rsp *e = &qp->resp.q[qp->resp.q_head];
+			srn_timer_set(qp->dev, &qp->ack_timer, e->t + qp->dev->cfg.ack_delay_ns);
+			srn_ctr_inc(qp->dev, SRN_CTR_ACKS_DELAYED);
+		}
+		return 0;
+	}
+	if (qp->resp.q_n && !ack_wait) {
+		srn_timer_cancel(qp->dev, &qp->ack_timer);
 		n = srn_resp_emit(qp, buf, cap, meta, now);
 		if (n > 0) {
 			srn_ctr_inc(qp->dev, SRN_CTR_TX_RESP_PKTS);
@@ -454,6 +480,8 @@ static ssize_t qp_output(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn
 		return 0;               /* the pacer holds it; its pace timer wakes it */
 	n = srn_req_emit(qp, buf, cap, meta, now);
 	if (n > 0) {
+		qp->req_tx_last = now ? now : 1;
+		qp->req_tx_seq++;
 		srn_ctr_inc(qp->dev, SRN_CTR_TX_REQ_PKTS);
 		srn_cong_on_tx(qp, buf, (size_t)n, now);
 	}
@@ -518,7 +546,8 @@ void srn_dev_handle_expiry(struct srn_dev *dev, srn_ts now)
 	while (dev->timers.n && dev->timers.h[0]->deadline <= now) {
 		struct srn_timer *t = dev->timers.h[0];
 		srn_timer_cancel(dev, t);
-		if (t->kind != SRN_TIMER_PACE)      /* a pace timer only reschedules */
+		/* a pace or delayed-ACK timer only reschedules */
+		if (t->kind != SRN_TIMER_PACE && t->kind != SRN_TIMER_ACK)
 			srn_req_on_timer(t->qp, t->kind, now);
 		srn_qp_sched(t->qp);
 	}

@@ -129,6 +129,16 @@ bool srn_qp_has_output(const struct srn_qp *qp)
 	return srn_req_can_send(qp) && !srn_cong_held(qp);
 }
 
+bool srn_qp_release_acks(struct srn_qp *qp)
+{
+	if (!qp || !qp->resp.q_n)
+		return false;
+	qp->resp.q[qp->resp.q_head].t = 0;      /* due long ago */
+	srn_timer_cancel(qp->dev, &qp->ack_timer);
+	srn_qp_sched(qp);
+	return true;
+}
+
 struct srn_qp *srn_qp_lookup(struct srn_dev *dev, uint32_t qpn)
 {
 	if (qpn < 2 || qpn - 2 >= dev->cfg.max_qp)
@@ -150,6 +160,7 @@ void srn_qp_to_err(struct srn_qp *qp)
 	qp->resp.state = SRN_RESP_ST_ERROR;
 	srn_timer_cancel(dev, &qp->req.rto);
 	srn_timer_cancel(dev, &qp->req.rnr);
+	srn_timer_cancel(dev, &qp->ack_timer);
 	/* every outstanding send WR completes with WR_FLUSH_ERR */
 	while (qp->sq_n) {
 		struct srn_swqe *w = srn_sq_at(qp, qp->sq_head);
@@ -186,6 +197,7 @@ static void qp_reset(struct srn_qp *qp)
 	struct srn_dev *dev = qp->dev;
 	srn_timer_cancel(dev, &qp->req.rto);
 	srn_timer_cancel(dev, &qp->req.rnr);
+	srn_timer_cancel(dev, &qp->ack_timer);
 	srn_qp_unsched(qp);
 	qp->sq_head = qp->sq_cur = qp->sq_tail = qp->sq_n = 0;
 	if (!qp->init.srq) {
@@ -305,6 +317,7 @@ int srn_qp_new(struct srn_dev *dev, const struct srn_qp_init *init, struct srn_q
 	srn_list_add_tail(&dev->qps, &qp->node);
 	srn_timer_init(&qp->req.rto, qp, SRN_TIMER_RTO);
 	srn_timer_init(&qp->req.rnr, qp, SRN_TIMER_RNR);
+	srn_timer_init(&qp->ack_timer, qp, SRN_TIMER_ACK);
 	srn_cong_qp_init(qp, dev->now);
 	qp->attr.qp_state = SRN_QPS_RESET;
 	qp->attr.path_mtu = init->type == SRN_QPT_UD ? 5 : 3;
@@ -334,6 +347,7 @@ int srn_qp_del(struct srn_qp *qp, srn_ts now)
 	srn_dev_tick(dev, now);
 	srn_timer_cancel(dev, &qp->req.rto);
 	srn_timer_cancel(dev, &qp->req.rnr);
+	srn_timer_cancel(dev, &qp->ack_timer);
 	srn_cong_qp_del(qp);
 	srn_qp_unsched(qp);
 	srn_list_del(&qp->node);

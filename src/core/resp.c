@@ -93,6 +93,8 @@ static bool queue_ack(struct srn_qp *qp, uint32_t psn)
 	e->psn = psn;
 	e->msn = qp->resp.msn;
 	e->syn = SRN_AETH_SYN(SRN_AETH_ACK, SRN_AETH_CREDITS_INVALID);
+	e->t = qp->dev->now;
+	e->txseq = qp->req_tx_seq;
 	qp->resp.since_ack = 0;
 	return true;
 }

@@ -80,7 +80,7 @@ struct srn_mem {
 	X(CC_EVENTS)          X(CC_EVENT_DROPS)    X(CC_RATE_UPDATES)    X(CC_RATE_STALE) \
 	X(CC_PACE_WAITS)      X(CC_RATE_KBPS_LAST) X(CC_ALGO_SWAPS) \
 	X(TX_RTT_PROBES)      X(RX_RTT_PROBES)     X(TX_RTT_RESPONSES)   X(RX_RTT_RESPONSES) \
-	X(DROP_RTT_PROBE)     X(RX_NAK_SEQ_REPEAT)  X(RX_ICRC_OTHER_ID)
+	X(DROP_RTT_PROBE)     X(RX_NAK_SEQ_REPEAT)  X(RX_ICRC_OTHER_ID)    X(ACKS_DELAYED)
 
 enum srn_ctr {
 #define SRN_CTR_ENUM(n) SRN_CTR_##n,
@@ -186,6 +186,12 @@ struct srn_dev_cfg {
 	uint32_t max_rd_atomic;       /* per-QP outstanding READ/ATOMIC limit (both directions) */
 	srn_ts   qpn_timewait;        /* PSN-19: a QPN is not reused before this has passed */
 	uint32_t ack_coalesce;        /* responder sends an ACK at least every N request packets */
+	/* Delayed ACK for ping-pong traffic: a responder whose QP sent a request
+	 * of its own within SRN_ACK_DELAY_PEER_NS holds a lone ACK up to this
+	 * long, so it leaves together with that QP's next request (the peer,
+	 * polling for the ACK, then receives both at once). A READ response,
+	 * atomic ACK or NAK is never held. 0 (the default) = off. */
+	uint32_t ack_delay_ns;
 	uint32_t cnp_interval_ns;     /* min gap between CNPs per QP (CC-13), 0 = default 50us */
 	uint32_t qpn_seed;            /* first QPN handed out (deterministic) */
 	struct srn_mem mem;
@@ -369,6 +375,10 @@ int  srn_qp_new(struct srn_dev *dev, const struct srn_qp_init *init, struct srn_
 int  srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *attr, uint32_t mask, srn_ts now);
 void srn_qp_query(const struct srn_qp *qp, struct srn_qp_attr *attr);
 int  srn_qp_del(struct srn_qp *qp, srn_ts now);  /* QPN enters time-wait (PSN-19) */
+/* Before srn_qp_del: an ACK held by cfg.ack_delay_ns is due now (the peer
+ * must not retry into a destroyed QP). True if the QP has responses to send:
+ * pump srn_dev_send before deleting it. */
+bool srn_qp_release_acks(struct srn_qp *qp);
 uint32_t srn_qp_num(const struct srn_qp *qp);
 /* rate (kbit/s) the QP's pacer runs at; 0 if the QP is not paced (CC off, UD) */
 uint32_t srn_qp_cc_rate(const struct srn_qp *qp);

@@ -346,6 +346,20 @@ int srn_rt_config_load(struct srn_rt_devcfg *out, int max)
 		for (int i = 0; i < n; i++)
 			out[i].no_offload = !strcmp(off, "0");
 	}
+	const char *ackd = getenv("SOFTRNIC_ACK_DELAY_US");
+	if (ackd && *ackd) {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(ackd, &end, 10);
+		if (errno || *end || ackd[0] == '-' || v > 1000000) {
+			fprintf(stderr, "softrnic: SOFTRNIC_ACK_DELAY_US: '%s': expected 0..1000000\n", ackd);
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			out[i].ack_delay_us = (uint32_t)v;
+			out[i].ack_delay_set = true;
+		}
+	}
 	const char *fab = getenv("SOFTRNIC_FABRIC");
 	if (fab && *fab) {
 		struct sockaddr_in sa;

@@ -595,6 +595,7 @@ static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
 	dc.mem.calloc = mem_calloc;
 	dc.mem.free = mem_free;
 	dc.mem.user = NULL;
+	dc.ack_delay_ns = (rd->cfg.ack_delay_set ? rd->cfg.ack_delay_us : SRN_RT_ACK_DELAY_US) * 1000u;
 	if ((r = srn_rt_cc_config(rd, &rd->cfg, &dc)) < 0)     /* SOFTRNIC_CC*: cc_ctl.c */
 		goto fail;
 	int cr = srn_dev_new(&rd->core, &dc);

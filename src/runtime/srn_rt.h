@@ -42,7 +42,16 @@ struct srn_rt_devcfg {
 	/* SOFTRNIC_OFFLOAD=0: no UDP GSO/GRO (one datagram per packet and
 	 * syscall batch entry, UDP checksum 0) */
 	bool no_offload;
+	/* SOFTRNIC_ACK_DELAY_US: the core's delayed ACK for ping-pong QPs
+	 * (srn_dev_cfg.ack_delay_ns); SRN_RT_ACK_DELAY_US unless set */
+	uint32_t ack_delay_us;
+	bool ack_delay_set;
 };
+
+/* Default of SOFTRNIC_ACK_DELAY_US: a ping-pong peer answers within a few
+ * microseconds when it polls; a QP that does not answer costs its peer at
+ * most this much more completion latency. */
+#define SRN_RT_ACK_DELAY_US 20
 
 /*
  * Configuration sources, in order:

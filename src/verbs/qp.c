@@ -380,6 +380,10 @@ SRN_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	int rc;
 
 	srn_rt_lock(sctx->rd);
+	if (srn_qp_release_acks(q->core)) {
+		srn_rt_unlock(sctx->rd);       /* a held ACK leaves first */
+		srn_rt_lock(sctx->rd);
+	}
 	rc = srn_qp_del(q->core, srn_rt_now());
 	if (!rc)
 		qp_hash_del(sctx->vdev, q);

@@ -663,6 +663,95 @@ SRN_TEST(test_psn_17_responder_acks_several_requests_with_one_ack)
 	ph_free(h);
 }
 
+/* PSN-17 with cfg.ack_delay_ns (ping-pong traffic): a two-way QP's lone ACK
+ * waits for the QP's next request and leaves right behind it, or at its
+ * deadline; a one-way QP, a READ response and a QP quiet for more than
+ * SRN_ACK_DELAY_PEER_NS are answered at once. */
+SRN_TEST(test_psn_17_delayed_ack_leaves_behind_the_qps_next_request)
+{
+	struct ph *h = ph_new(&(struct ph_opts){ .rq_psn = 0x900, .ack_delay_ns = 20000 });
+	REQUIRE(h);
+	static uint8_t mem[256], out[64];
+	uint32_t key, lk;
+	REQUIRE(ph_reg(h, mem, sizeof(mem), ALL_ACC, &key));
+	REQUIRE(ph_reg(h, out, sizeof(out), ALL_ACC, &lk));
+	fill(mem, sizeof(mem), 17);
+
+	/* one-way so far (the QP never sent a request): ACK at once */
+	CHECK_EQ(ph_write(h, SRN_OP_RC_WRITE_ONLY, 0x900, (uintptr_t)mem, key, 8, "01234567", 8, true), 0);
+	PH_EXPECT_ACK(h, 0x900, 1);
+	PH_EXPECT_NONE(h);
+
+	/* the QP sends a WRITE of its own (acknowledged by the peer) */
+	CHECK_EQ(ph_post(h, SRN_WR_RDMA_WRITE, 1, out, 8, lk, 0x1000, 0x77, SRN_SEND_SIGNALED), 0);
+	PH_EXPECT(h, SRN_OP_RC_WRITE_ONLY, ph_sq(h, 0));
+	PH_EXPECT_NONE(h);
+	CHECK_EQ(ph_ack(h, ph_sq(h, 0), ACK_SYN, 1), 0);
+	PH_EXPECT_CQE(h->scq, 1, SRN_WC_SUCCESS, SRN_WC_RDMA_WRITE);
+
+	/* now two-way: the ACK for 0x901 is held, its timer armed */
+	srn_ts t0 = h->now;
+	CHECK_EQ(ph_write(h, SRN_OP_RC_WRITE_ONLY, 0x901, (uintptr_t)mem + 8, key, 8, "abcdefgh", 8, true), 0);
+	PH_EXPECT_NONE(h);
+	CHECK(memcmp(mem + 8, "abcdefgh", 8) == 0);      /* executed, only the ACK waits */
+	CHECK_EQ(ph_ctr(h, SRN_CTR_ACKS_DELAYED), 1);
+	CHECK_EQ(ph_expiry(h), t0 + 20000);
+	/* the QP's next request goes first, the ACK right behind it */
+	ph_advance(h, 3000);
+	CHECK_EQ(ph_post(h, SRN_WR_RDMA_WRITE, 2, out, 8, lk, 0x1000, 0x77, SRN_SEND_SIGNALED), 0);
+	PH_EXPECT(h, SRN_OP_RC_WRITE_ONLY, ph_sq(h, 1));
+	PH_EXPECT_ACK(h, 0x901, 2);
+	PH_EXPECT_NONE(h);
+	CHECK(ph_expiry(h) != t0 + 20000);              /* its timer is gone */
+
+	/* no request comes: the ACK leaves at its deadline, not before */
+	srn_ts t1 = h->now;
+	CHECK_EQ(ph_write(h, SRN_OP_RC_WRITE_ONLY, 0x902, (uintptr_t)mem, key, 8, "ABCDEFGH", 8, true), 0);
+	PH_EXPECT_NONE(h);
+	ph_set_time(h, t1 + 19999);
+	PH_EXPECT_NONE(h);
+	ph_set_time(h, t1 + 20000);
+	PH_EXPECT_ACK(h, 0x902, 3);
+	PH_EXPECT_NONE(h);
+
+	/* requests that come while an ACK waits coalesce into it; the first
+	 * one's deadline holds (the delay is bounded) */
+	srn_ts t2 = h->now;
+	CHECK_EQ(ph_write(h, SRN_OP_RC_WRITE_ONLY, 0x903, (uintptr_t)mem, key, 8, "--------", 8, true), 0);
+	ph_set_time(h, t2 + 15000);
+	CHECK_EQ(ph_write(h, SRN_OP_RC_WRITE_ONLY, 0x904, (uintptr_t)mem, key, 8, "++++++++", 8, true), 0);
+	PH_EXPECT_NONE(h);
+	ph_set_time(h, t2 + 20000);
+	PH_EXPECT_ACK(h, 0x904, 5);
+	PH_EXPECT_NONE(h);
+	CHECK_EQ(ph_ctr(h, SRN_CTR_ACKS_DELAYED), 3);
+
+	/* a QP about to be destroyed releases its held ACK at once */
+	CHECK_EQ(ph_write(h, SRN_OP_RC_WRITE_ONLY, 0x905, (uintptr_t)mem, key, 8, "********", 8, true), 0);
+	PH_EXPECT_NONE(h);
+	CHECK(srn_qp_release_acks(h->qp));
+	PH_EXPECT_ACK(h, 0x905, 6);
+	PH_EXPECT_NONE(h);
+	CHECK(!srn_qp_release_acks(h->qp));
+	CHECK_EQ(ph_ctr(h, SRN_CTR_ACKS_DELAYED), 4);
+
+	/* a READ response is never held */
+	CHECK_EQ(ph_read(h, 0x906, (uintptr_t)mem, key, 16), 0);
+	const struct ph_pkt *k = ph_next(h);
+	CHECK(k && k->p.opcode == SRN_OP_RC_READ_RESPONSE_ONLY && k->p.psn == 0x906);
+	CHECK(k && payload_is(k, mem, 16));
+	PH_EXPECT_NONE(h);
+
+	/* the QP quiet as a requester for longer than SRN_ACK_DELAY_PEER_NS:
+	 * one-way again, ACK at once */
+	ph_advance(h, 1000 * 1000 + 1);
+	CHECK_EQ(ph_write(h, SRN_OP_RC_WRITE_ONLY, 0x907, (uintptr_t)mem, key, 8, "01234567", 8, true), 0);
+	PH_EXPECT_ACK(h, 0x907, 8);
+	PH_EXPECT_NONE(h);
+	CHECK_EQ(ph_ctr(h, SRN_CTR_ACKS_DELAYED), 4);
+	ph_free(h);
+}
+
 /* ------------------------------------------------------------------------ */
 /* PSN-20: MSN once per message, never for duplicates */
 

@@ -122,6 +122,7 @@ struct ph *ph_new(const struct ph_opts *oin)
 		c->max_inflight_pkts = o.max_inflight_pkts;
 	if (o.ack_coalesce)
 		c->ack_coalesce = o.ack_coalesce;
+	c->ack_delay_ns = o.ack_delay_ns;
 	c->mem.calloc = ph_calloc;
 	c->mem.free = ph_freefn;
 	if (srn_dev_new(&h->dev, c) != 0)

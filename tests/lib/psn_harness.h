@@ -51,6 +51,7 @@ struct ph_opts {
 	uint32_t max_inflight_pkts;   /* device config; 0 -> default */
 	uint32_t dev_max_rd_atomic;   /* device config; 0 -> 16 */
 	uint32_t ack_coalesce;        /* device config; 0 -> default */
+	uint32_t ack_delay_ns;        /* device config; 0 -> off */
 	bool     sq_sig_all;
 };
 

@@ -136,6 +136,21 @@ SRN_TEST(test_config_load_env)
 	CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), 1);
 	CHECK(strcmp(c[0].pcap_path, "/tmp/cap.pcap") == 0);
 
+	/* the delayed ACK: unset = the default, a number = that, junk = error */
+	CHECK(!c[0].ack_delay_set);
+	setenv("SOFTRNIC_ACK_DELAY_US", "0", 1);
+	CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), 1);
+	CHECK(c[0].ack_delay_set && c[0].ack_delay_us == 0);
+	setenv("SOFTRNIC_ACK_DELAY_US", "35", 1);
+	CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), 1);
+	CHECK(c[0].ack_delay_set && c[0].ack_delay_us == 35);
+	const char *bad_delay[] = { "-1", "20us", "1000001", "x" };
+	for (size_t i = 0; i < sizeof bad_delay / sizeof bad_delay[0]; i++) {
+		setenv("SOFTRNIC_ACK_DELAY_US", bad_delay[i], 1);
+		CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), -1);
+	}
+	unsetenv("SOFTRNIC_ACK_DELAY_US");
+
 	/* malformed sources are errors, not silently the default */
 	setenv("SOFTRNIC_DEVICES", "p=127.0.0.1.1", 1);
 	CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), -1);
