@@ -44,9 +44,9 @@
  * posts between two polls (perftest posts up to its tx depth) goes out in
  * full GSO batches. The progress thread sends the batch when no poll or
  * post came for this long. */
-#define APP_POLL_NS      (15ull * 1000)
+#define APP_POLL_NS      SRN_RT_APP_POLL_NS
 /* how long a run of batched posts may last after the poll that started it */
-#define APP_RUN_NS       (1000ull * 1000)
+#define APP_RUN_NS       SRN_RT_APP_RUN_NS
 /* how long a device behind a fabric waits for the HELLO echo when it opens */
 #define FABRIC_HELLO_MS  3000
 
@@ -390,6 +390,13 @@ static void note_poll(struct srn_rt_dev *rd)
 	atomic_store_explicit(&rd->last_act, now, memory_order_relaxed);
 }
 
+bool srn_rt_doorbell_batches(uint64_t now, uint64_t last_poll, uint64_t last_act,
+			     uint64_t last_batch)
+{
+	return now < last_act + APP_POLL_NS ||
+	       (last_batch > last_poll && now < last_poll + APP_RUN_NS);
+}
+
 void srn_rt_unlock_doorbell(struct srn_rt_dev *rd)
 {
 	/* A post within APP_POLL_NS of the application's last poll starts a
@@ -399,9 +406,9 @@ void srn_rt_unlock_doorbell(struct srn_rt_dev *rd)
 	 * APP_RUN_NS). A post long after a poll (an application that waited
 	 * on something else in between) goes out at once. */
 	srn_ts now = srn_rt_now();
-	srn_ts lp = atomic_load_explicit(&rd->last_poll, memory_order_relaxed);
-	bool batch = now < atomic_load_explicit(&rd->last_act, memory_order_relaxed) + APP_POLL_NS ||
-		     (rd->last_batch > lp && now < lp + APP_RUN_NS);
+	bool batch = srn_rt_doorbell_batches(now,
+			atomic_load_explicit(&rd->last_poll, memory_order_relaxed),
+			atomic_load_explicit(&rd->last_act, memory_order_relaxed), rd->last_batch);
 	if (batch) {
 		atomic_store_explicit(&rd->last_act, now, memory_order_relaxed);
 		rd->last_batch = now;

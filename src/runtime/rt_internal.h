@@ -189,4 +189,16 @@ void srn_rt_shm_publish(struct srn_rt_shm_writer *w, const uint64_t *values, uin
 void srn_rt_shm_destroy(struct srn_rt_shm_writer *w);
 const char *srn_rt_shm_path(const struct srn_rt_shm_writer *w);
 
+/* ---- rt_dev.c: the doorbell rule ------------------------------------- */
+/* Whether a post at `now` joins the transmit batch for the application's
+ * next poll (true) or goes on the wire at once: it does within
+ * SRN_RT_APP_POLL_NS of the last poll or batched post (`last_act`), and
+ * while a run of batched posts started after the last poll
+ * (`last_batch` > `last_poll`) is younger than SRN_RT_APP_RUN_NS.
+ * Pure (times in, answer out), so tests can drive it with a fake clock. */
+#define SRN_RT_APP_POLL_NS (15ull * 1000)
+#define SRN_RT_APP_RUN_NS  (1000ull * 1000)
+bool srn_rt_doorbell_batches(uint64_t now, uint64_t last_poll, uint64_t last_act,
+			     uint64_t last_batch);
+
 #endif /* SRN_RT_INTERNAL_H */
