@@ -423,6 +423,14 @@ void srn_rt_progress(struct srn_rt_dev *rd)
 	if (pthread_mutex_trylock(&rd->lock) != 0)
 		return;
 	service(rd, true, false);
+	note_poll(rd);
+	finish_unlock(rd);
+}
+
+void srn_rt_unlock_poll(struct srn_rt_dev *rd)
+{
+	service(rd, false, false);
+	note_poll(rd);
 	finish_unlock(rd);
 }
 

@@ -87,8 +87,13 @@ void srn_rt_lock(struct srn_rt_dev *rd);
 void srn_rt_unlock(struct srn_rt_dev *rd);       /* flush + timers + events, then unlock */
 void srn_rt_progress(struct srn_rt_dev *rd);     /* try-lock; non-blocking rx/tx/timers */
 /* The application's poll: lock + non-blocking receive pass; the caller polls
- * its CQ and calls srn_rt_unlock(). Marks the application as busy-polling. */
+ * its CQ and calls srn_rt_unlock_poll(). Marks the application as busy-polling. */
 void srn_rt_lock_poll(struct srn_rt_dev *rd);
+/* End of the application's poll: like srn_rt_unlock, and the poll's time
+ * is taken again at its end, so the doorbell window of the posts that
+ * follow runs from the end of a poll, not its start (a poll that waited
+ * for the lock or received a large batch may last longer than the window). */
+void srn_rt_unlock_poll(struct srn_rt_dev *rd);
 /* Unlock after queueing work requests (the doorbell): like srn_rt_unlock,
  * but within 15 us of the application's last poll (or of a post batched
  * so) a partial transmit batch is left for its next poll (at the latest

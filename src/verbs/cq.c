@@ -341,7 +341,7 @@ int srn_verbs_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 		if (got < want)
 			break;
 	}
-	srn_rt_unlock(sctx->rd);
+	srn_rt_unlock_poll(sctx->rd);
 	return total;
 }
 

@@ -28,7 +28,7 @@ static int advance(struct ibv_cq_ex *cq)
 
 		srn_rt_lock_poll(v->ctx->rd);
 		got = srn_verbs_cq_poll_locked(v, v->batch, SRN_VERBS_CQ_BATCH);
-		srn_rt_unlock(v->ctx->rd);
+		srn_rt_unlock_poll(v->ctx->rd);
 		v->batch_i = 0;
 		v->batch_n = got > 0 ? got : 0;
 		if (got < 0)

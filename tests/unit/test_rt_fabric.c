@@ -394,7 +394,7 @@ static bool wait_cqe(struct side *s, struct srn_cqe *e, int ms)
 	while (srn_rt_now() < end) {
 		srn_rt_lock_poll(s->rd);
 		int n = srn_cq_poll(s->cq, e, 1);
-		srn_rt_unlock(s->rd);
+		srn_rt_unlock_poll(s->rd);
 		if (n == 1)
 			return true;
 		usleep(200);
