@@ -304,6 +304,25 @@ bad:
 	return -1;
 }
 
+
+/* A microsecond setting from the environment: 1 and *us if set, 0 if unset
+ * or empty, -1 (and a message) if not a number in 0..1000000. */
+static int env_us(const char *name, uint32_t *us)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long x = strtoul(v, &end, 10);
+	if (errno || *end || v[0] == '-' || v[0] == '+' || x > 1000000) {
+		fprintf(stderr, "softrnic: %s: '%s': expected 0..1000000\n", name, v);
+		return -1;
+	}
+	*us = (uint32_t)x;
+	return 1;
+}
+
 int srn_rt_config_load(struct srn_rt_devcfg *out, int max)
 {
 	const char *devs = getenv("SOFTRNIC_DEVICES");
@@ -346,19 +365,20 @@ int srn_rt_config_load(struct srn_rt_devcfg *out, int max)
 		for (int i = 0; i < n; i++)
 			out[i].no_offload = !strcmp(off, "0");
 	}
-	const char *ackd = getenv("SOFTRNIC_ACK_DELAY_US");
-	if (ackd && *ackd) {
-		char *end;
-		errno = 0;
-		unsigned long v = strtoul(ackd, &end, 10);
-		if (errno || *end || ackd[0] == '-' || v > 1000000) {
-			fprintf(stderr, "softrnic: SOFTRNIC_ACK_DELAY_US: '%s': expected 0..1000000\n", ackd);
-			return -1;
-		}
-		for (int i = 0; i < n; i++) {
-			out[i].ack_delay_us = (uint32_t)v;
-			out[i].ack_delay_set = true;
-		}
+	uint32_t us;
+	int r = env_us("SOFTRNIC_ACK_DELAY_US", &us);
+	if (r < 0)
+		return -1;
+	for (int i = 0; r > 0 && i < n; i++) {
+		out[i].ack_delay_us = us;
+		out[i].ack_delay_set = true;
+	}
+	r = env_us("SOFTRNIC_RX_SPIN_US", &us);
+	if (r < 0)
+		return -1;
+	for (int i = 0; r > 0 && i < n; i++) {
+		out[i].rx_spin_us = us;
+		out[i].rx_spin_set = true;
 	}
 	const char *fab = getenv("SOFTRNIC_FABRIC");
 	if (fab && *fab) {

@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,20 +48,25 @@
 #define APP_POLL_NS      SRN_RT_APP_POLL_NS
 /* how long a run of batched posts may last after the poll that started it */
 #define APP_RUN_NS       SRN_RT_APP_RUN_NS
+/* an application that made no verbs call for this long is passive: its
+ * device's progress thread may spin on the socket (SOFTRNIC_RX_SPIN_US) */
+#define APP_IDLE_NS      (1000ull * 1000)
+/* a receive pass of this many bytes or more does not make the thread spin */
+#define RX_SPIN_MAX_BYTES (16u * 1024)
 /* how long a device behind a fabric waits for the HELLO echo when it opens */
 #define FABRIC_HELLO_MS  3000
 
 /* the runtime's own counters, published after the core's */
 #define RT_COUNTERS(X) X(RX_BATCHES) X(TX_BATCHES) X(RX_TRUNC) X(RX_ERRORS) \
 	X(TX_ERRORS) X(TX_NO_SOCKET) X(WAKEUPS) X(KICKS) \
-	X(RX_BAD_IP) X(RX_NOT_MINE) X(FABRIC_HELLOS) X(TX_GSO_SENDS) X(RX_GRO_DGRAMS)
+	X(RX_BAD_IP) X(RX_NOT_MINE) X(FABRIC_HELLOS) X(TX_GSO_SENDS) X(RX_GRO_DGRAMS) X(RX_SPINS)
 enum rt_ctr {
 #define RT_ENUM(n) RT_CTR_##n,
 	RT_COUNTERS(RT_ENUM)
 #undef RT_ENUM
 	RT_CTR_MAX
 };
-static const char *const rt_ctr_names[RT_CTR_MAX] = {
+static const char *const rt_ctr_names[] = {
 	"rt_rx_batches", "rt_tx_batches", "rt_rx_trunc", "rt_rx_errors",
 	"rt_tx_errors", "rt_tx_no_socket", "rt_wakeups", "rt_kicks",
 	/* fabric backend: datagrams that are not a valid IPv4/UDP packet; valid
@@ -69,7 +75,12 @@ static const char *const rt_ctr_names[RT_CTR_MAX] = {
 	"rt_rx_bad_ip", "rt_rx_not_mine", "rt_fabric_hellos",
 	/* UDP GSO sends (several packets in one) and GRO datagrams received */
 	"rt_tx_gso_sends", "rt_rx_gro_dgrams",
+	/* passes of a passive device's thread that looked at the socket
+	 * again instead of sleeping (SOFTRNIC_RX_SPIN_US) */
+	"rt_rx_spins",
 };
+_Static_assert(sizeof rt_ctr_names / sizeof rt_ctr_names[0] == RT_CTR_MAX,
+	       "one name per runtime counter");
 
 struct srn_rt_dev {
 	struct srn_rt_devcfg cfg;
@@ -87,7 +98,11 @@ struct srn_rt_dev {
 	srn_ts sleep_target;              /* the thread sleeps until then (or a kick) */
 	_Atomic srn_ts last_act;          /* last poll, or batched post (no lock) */
 	srn_ts last_batch;                /* last batched post */
+	srn_ts last_rx;                   /* last receive pass that found packets */
+	srn_ts spin_ns;                   /* SOFTRNIC_RX_SPIN_US, in ns */
+	size_t rx_pass_bytes;             /* datagram bytes of the current receive pass */
 	_Atomic srn_ts last_poll;         /* last application progress call (no lock) */
+	_Atomic srn_ts last_app;          /* last post or poll of the application */
 	bool stats_dirty;
 	srn_ts stats_last;
 	uint64_t rt_ctr[RT_CTR_MAX];
@@ -195,6 +210,8 @@ static int rx_round(struct srn_rt_dev *rd)
 		return 0;
 	rd->rt_ctr[RT_CTR_RX_BATCHES]++;
 	srn_ts now = srn_rt_now();
+	for (int i = 0; i < n; i++)
+		rd->rx_pass_bytes += rd->rx.msg[i].msg_len;
 	for (int i = 0; i < n; i++) {
 		const struct mmsghdr *mm = &rd->rx.msg[i];
 		const uint8_t *pkt = rd->rx.iov[i].iov_base;
@@ -298,7 +315,14 @@ static void service(struct srn_rt_dev *rd, bool rx, bool defer)
 
 	if (rx) {
 		tx_flush(rd);                     /* a deferred doorbell goes first */
+		rd->rx_pass_bytes = 0;
 		work = rx_pass(rd);
+		/* small arrivals (requests, small messages) make the thread
+		 * spin for the next ones; a large pass ends the spin: bulk
+		 * data gains more from the batches that build up while it
+		 * sleeps (fewer, fuller receive calls and ACKs) */
+		if (work)
+			rd->last_rx = rd->rx_pass_bytes < RX_SPIN_MAX_BYTES ? srn_rt_now() : 0;
 	}
 	srn_ts now = srn_rt_now();
 	for (int it = 0; it < SERVICE_ITERS; it++) {
@@ -388,6 +412,7 @@ static void note_poll(struct srn_rt_dev *rd)
 	srn_ts now = srn_rt_now();
 	atomic_store_explicit(&rd->last_poll, now, memory_order_relaxed);
 	atomic_store_explicit(&rd->last_act, now, memory_order_relaxed);
+	atomic_store_explicit(&rd->last_app, now, memory_order_relaxed);
 }
 
 bool srn_rt_doorbell_batches(uint64_t now, uint64_t last_poll, uint64_t last_act,
@@ -406,6 +431,7 @@ void srn_rt_unlock_doorbell(struct srn_rt_dev *rd)
 	 * APP_RUN_NS). A post long after a poll (an application that waited
 	 * on something else in between) goes out at once. */
 	srn_ts now = srn_rt_now();
+	atomic_store_explicit(&rd->last_app, now, memory_order_relaxed);
 	bool batch = srn_rt_doorbell_batches(now,
 			atomic_load_explicit(&rd->last_poll, memory_order_relaxed),
 			atomic_load_explicit(&rd->last_act, memory_order_relaxed), rd->last_batch);
@@ -496,6 +522,21 @@ static void *progress_thread(void *arg)
 		pthread_mutex_unlock(&rd->lock);
 
 		struct timespec ts, *tp = NULL;
+		/* A passive device (no verbs call for APP_IDLE_NS: a READ or
+		 * atomic responder, the target of WRITEs) that received within
+		 * spin_ns looks at its socket again at once instead of
+		 * sleeping: the next request, typically tens of microseconds
+		 * away, finds the thread awake, and the sender does not pay
+		 * for waking it. Never while the application drives the device
+		 * (its polls receive) or has been calling it lately (two
+		 * spinning perftest processes already own both cores). */
+		srn_ts lapp = atomic_load_explicit(&rd->last_app, memory_order_relaxed);
+		bool spin = !busy && rd->spin_ns && now < rd->last_rx + rd->spin_ns &&
+			    now >= lapp + APP_IDLE_NS;
+		if (spin) {
+			rd->rt_ctr[RT_CTR_RX_SPINS]++;
+			d = now;
+		}
 		if (d != SRN_TS_NEVER) {
 			now = srn_rt_now();
 			uint64_t dt = d > now ? d - now : 0;
@@ -504,6 +545,8 @@ static void *progress_thread(void *arg)
 			tp = &ts;
 		}
 		pfd[1].revents = 0;
+		if (spin)
+			sched_yield();        /* a spinner leaves the CPU to anyone runnable */
 		int r = ppoll(pfd, busy ? 1 : 2, tp, NULL);
 		/* after a busy period the socket may hold what nobody read */
 		sock = r > 0 && (pfd[1].revents & (POLLIN | POLLERR));
@@ -611,6 +654,7 @@ static struct srn_rt_dev *dev_create(const struct srn_rt_devcfg *cfg,
 	dc.mem.free = mem_free;
 	dc.mem.user = NULL;
 	dc.ack_delay_ns = (rd->cfg.ack_delay_set ? rd->cfg.ack_delay_us : SRN_RT_ACK_DELAY_US) * 1000u;
+	rd->spin_ns = (srn_ts)(rd->cfg.rx_spin_set ? rd->cfg.rx_spin_us : SRN_RT_RX_SPIN_US) * 1000u;
 	if ((r = srn_rt_cc_config(rd, &rd->cfg, &dc)) < 0)     /* SOFTRNIC_CC*: cc_ctl.c */
 		goto fail;
 	int cr = srn_dev_new(&rd->core, &dc);

@@ -46,12 +46,22 @@ struct srn_rt_devcfg {
 	 * (srn_dev_cfg.ack_delay_ns); SRN_RT_ACK_DELAY_US unless set */
 	uint32_t ack_delay_us;
 	bool ack_delay_set;
+	/* SOFTRNIC_RX_SPIN_US: how long a passive device's progress thread
+	 * keeps polling its socket after packets came; SRN_RT_RX_SPIN_US unless set */
+	uint32_t rx_spin_us;
+	bool rx_spin_set;
 };
 
 /* Default of SOFTRNIC_ACK_DELAY_US: a ping-pong peer answers within a few
  * microseconds when it polls; a QP that does not answer costs its peer at
  * most this much more completion latency. */
 #define SRN_RT_ACK_DELAY_US 20
+
+/* Default of SOFTRNIC_RX_SPIN_US: while packets come and the application
+ * makes no verbs call (a passive responder, the target of WRITEs), the
+ * progress thread polls the socket this long after the last packet before
+ * it sleeps, so the next request is answered without a wake-up. */
+#define SRN_RT_RX_SPIN_US 50
 
 /*
  * Configuration sources, in order:

@@ -151,6 +151,20 @@ SRN_TEST(test_config_load_env)
 	}
 	unsetenv("SOFTRNIC_ACK_DELAY_US");
 
+	/* the passive spin: the same rules */
+	CHECK(!c[0].rx_spin_set);
+	setenv("SOFTRNIC_RX_SPIN_US", "0", 1);
+	CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), 1);
+	CHECK(c[0].rx_spin_set && c[0].rx_spin_us == 0);
+	setenv("SOFTRNIC_RX_SPIN_US", "200", 1);
+	CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), 1);
+	CHECK(c[0].rx_spin_set && c[0].rx_spin_us == 200);
+	for (size_t i = 0; i < sizeof bad_delay / sizeof bad_delay[0]; i++) {
+		setenv("SOFTRNIC_RX_SPIN_US", bad_delay[i], 1);
+		CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), -1);
+	}
+	unsetenv("SOFTRNIC_RX_SPIN_US");
+
 	/* malformed sources are errors, not silently the default */
 	setenv("SOFTRNIC_DEVICES", "p=127.0.0.1.1", 1);
 	CHECK_EQ(srn_rt_config_load(c, SRN_RT_MAX_DEVS), -1);
@@ -1213,6 +1227,58 @@ SRN_TEST(test_rt_doorbell_batches_the_posts_of_a_poller)
 	post_writes(&A, &B, 5, 40, 0);
 	CHECK(bytes_arrive(&A, &B, 40, 5, 5000));
 	CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == 44);
+	side_close(&B);
+	side_close(&A);
+}
+
+/* The passive spin (issue 5): a device whose application makes no verbs
+ * call (B, the target of A's WRITEs) keeps looking at its socket for
+ * SOFTRNIC_RX_SPIN_US after small arrivals, so WRITEs 20 us apart find its
+ * thread awake (rt_rx_spins grows); a device whose application polls never
+ * spins (its polls receive); and once the traffic stops the spin ends and
+ * the process is idle again. Bytes checked in B's memory each time. */
+SRN_TEST(test_rt_passive_device_spins_between_small_arrivals)
+{
+	static struct side A, B;
+	if (!pair_open(&A, &B, "rt-test-spa", "rt-test-spb", NULL, false, 300, 400)) {
+		CHECK(!"two connected devices");
+		return;
+	}
+	for (int i = 0; i < 64 * 64; i++)
+		A.buf[i] = (uint8_t)(i * 7 + 1);
+	struct srn_cqe e;
+
+	/* 1. B passive: 20 WRITEs 20 us apart */
+	uint64_t s0 = rt_ctr(&B, "rt_rx_spins");
+	post_writes(&A, &B, 20, 0, 20000);
+	CHECK(bytes_arrive(&A, &B, 0, 20, 5000));
+	CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == 19);
+	uint64_t s1 = rt_ctr(&B, "rt_rx_spins");
+	printf("  passive B: %llu spin passes\n", (unsigned long long)(s1 - s0));
+	CHECK(s1 > s0);
+
+	/* 2. the traffic stops: the spin ends, the process goes idle */
+	usleep(10000);
+	double pct = idle_cpu_percent(1.0);
+	printf("  after the traffic: process CPU %.3f%%\n", pct);
+	CHECK(pct < 2.0);
+
+	/* 3. B's application polls (every 10 us) while the WRITEs come: no spin */
+	srn_rt_progress(B.rd);
+	s0 = rt_ctr(&B, "rt_rx_spins");
+	for (int i = 0; i < 20; i++) {
+		post_writes(&A, &B, 1, 20 + i, 0);
+		for (int k = 0; k < 2; k++) {
+			srn_ts until = srn_rt_now() + 10000;
+			while (srn_rt_now() < until)
+				;
+			srn_rt_progress(B.rd);
+		}
+	}
+	CHECK(bytes_arrive(&A, &B, 20, 20, 5000));
+	s1 = rt_ctr(&B, "rt_rx_spins");
+	printf("  polling B: %llu spin passes\n", (unsigned long long)(s1 - s0));
+	CHECK_EQ(s1 - s0, 0);
 	side_close(&B);
 	side_close(&A);
 }
