@@ -469,6 +469,26 @@ void srn_rt_lock_poll(struct srn_rt_dev *rd)
 		rd->stats_dirty = true;
 }
 
+void srn_rt_app_sleeps(struct srn_rt_dev *rd)
+{
+	/* Its next poll will not come soon: no doorbell batch may wait for it,
+	 * and the progress thread, backing off while the application polled,
+	 * must watch the socket at once (not after its 15 us window and the
+	 * timer slack: ~60 us per hop of an event-driven ping-pong). */
+	bool was_busy = app_busy(rd, srn_rt_now());
+	atomic_store_explicit(&rd->last_poll, 0, memory_order_relaxed);
+	atomic_store_explicit(&rd->last_act, 0, memory_order_relaxed);
+	pthread_mutex_lock(&rd->lock);
+	tx_flush(rd);
+	if (was_busy) {
+		rd->sleep_target = 0;
+		rd->rt_ctr[RT_CTR_KICKS]++;
+	}
+	pthread_mutex_unlock(&rd->lock);
+	if (was_busy)
+		kick(rd);
+}
+
 int srn_rt_counter(struct srn_rt_dev *rd, const char *name, uint64_t *value)
 {
 	for (int i = 0; i < RT_CTR_MAX; i++)

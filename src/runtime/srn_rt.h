@@ -104,6 +104,10 @@ void srn_rt_lock_poll(struct srn_rt_dev *rd);
  * follow runs from the end of a poll, not its start (a poll that waited
  * for the lock or received a large batch may last longer than the window). */
 void srn_rt_unlock_poll(struct srn_rt_dev *rd);
+/* The application is about to block (ibv_get_cq_event): send a deferred
+ * doorbell batch now, and hand the receive socket back to the progress
+ * thread at once. */
+void srn_rt_app_sleeps(struct srn_rt_dev *rd);
 /* Unlock after queueing work requests (the doorbell): like srn_rt_unlock,
  * but within 15 us of the application's last poll (or of a post batched
  * so) a partial transmit batch is left for its next poll (at the latest

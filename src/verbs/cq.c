@@ -82,6 +82,7 @@ SRN_EXPORT int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq 
 {
 	struct srn_channel *ch = to_sch(channel);
 
+	srn_rt_app_sleeps(to_sctx(channel->context)->rd);
 	for (;;) {
 		uint64_t id;
 		struct srn_vcq *v;
