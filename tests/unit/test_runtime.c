@@ -1289,11 +1289,16 @@ SRN_TEST(test_rt_passive_device_spins_between_small_arrivals)
 		A.buf[i] = (uint8_t)(i * 7 + 1);
 	struct srn_cqe e;
 
-	/* 1. B passive: 20 WRITEs 20 us apart */
+	/* 1. B passive: 20 WRITEs ~20-70 us apart (this thread sleeps in
+	 * between, so B's spinning thread has a CPU of its own) */
 	uint64_t s0 = rt_ctr(&B, "rt_rx_spins");
-	post_writes(&A, &B, 20, 0, 20000);
+	for (int i = 0; i < 20; i++) {
+		post_writes(&A, &B, 1, i, 0);
+		usleep(20);
+	}
 	CHECK(bytes_arrive(&A, &B, 0, 20, 5000));
-	CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == 19);
+	for (int i = 0; i < 20; i++)
+		CHECK(wait_cqe(&A, &e, 5000) && e.status == SRN_WC_SUCCESS && e.wr_id == (uint64_t)i);
 	uint64_t s1 = rt_ctr(&B, "rt_rx_spins");
 	printf("  passive B: %llu spin passes\n", (unsigned long long)(s1 - s0));
 	CHECK(s1 > s0);
@@ -1304,22 +1309,39 @@ SRN_TEST(test_rt_passive_device_spins_between_small_arrivals)
 	printf("  after the traffic: process CPU %.3f%%\n", pct);
 	CHECK(pct < 2.0);
 
-	/* 3. B's application polls (every 10 us) while the WRITEs come: no spin */
-	srn_rt_progress(B.rd);
-	s0 = rt_ctr(&B, "rt_rx_spins");
-	for (int i = 0; i < 20; i++) {
-		post_writes(&A, &B, 1, 20 + i, 0);
-		for (int k = 0; k < 2; k++) {
-			srn_ts until = srn_rt_now() + 10000;
-			while (srn_rt_now() < until)
-				;
-			srn_rt_progress(B.rd);
+	/* 3. B's application polls (every 10 us) while the WRITEs come: no
+	 * spin. B counts as passive after 1 ms without a call, so a round in
+	 * which this thread was descheduled for 0.5 ms or more proves nothing
+	 * and is run again (up to 3 times). */
+	bool valid = false;
+	for (int round = 0; round < 3 && !valid; round++) {
+		memset(B.buf + 20 * 64, 0, 20 * 64);
+		srn_rt_progress(B.rd);
+		s0 = rt_ctr(&B, "rt_rx_spins");
+		srn_ts last = srn_rt_now(), gap = 0;
+		for (int i = 0; i < 20; i++) {
+			post_writes(&A, &B, 1, 20 + i, 0);
+			for (int k = 0; k < 2; k++) {
+				srn_ts until = srn_rt_now() + 10000;
+				while (srn_rt_now() < until)
+					;
+				srn_rt_progress(B.rd);
+				srn_ts now = srn_rt_now();
+				if (now - last > gap)
+					gap = now - last;
+				last = now;
+			}
+		}
+		CHECK(bytes_arrive(&A, &B, 20, 20, 5000));
+		s1 = rt_ctr(&B, "rt_rx_spins");
+		printf("  polling B, round %d: %llu spin passes (longest gap between polls %llu us)\n",
+		       round + 1, (unsigned long long)(s1 - s0), (unsigned long long)(gap / 1000));
+		if (gap < 500000) {
+			valid = true;
+			CHECK_EQ(s1 - s0, 0);
 		}
 	}
-	CHECK(bytes_arrive(&A, &B, 20, 20, 5000));
-	s1 = rt_ctr(&B, "rt_rx_spins");
-	printf("  polling B: %llu spin passes\n", (unsigned long long)(s1 - s0));
-	CHECK_EQ(s1 - s0, 0);
+	CHECK(valid);
 	side_close(&B);
 	side_close(&A);
 }
