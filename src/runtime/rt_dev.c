@@ -474,10 +474,14 @@ void srn_rt_app_sleeps(struct srn_rt_dev *rd)
 	/* Its next poll will not come soon: no doorbell batch may wait for it,
 	 * and the progress thread, backing off while the application polled,
 	 * must watch the socket at once (not after its 15 us window and the
-	 * timer slack: ~60 us per hop of an event-driven ping-pong). */
+	 * timer slack: ~60 us per hop of an event-driven ping-pong). The
+	 * application counts as passive from now on (last_app 0), so the
+	 * thread spins between small arrivals while it waits: the answer it
+	 * waits for then costs one wake-up (its own) instead of two. */
 	bool was_busy = app_busy(rd, srn_rt_now());
 	atomic_store_explicit(&rd->last_poll, 0, memory_order_relaxed);
 	atomic_store_explicit(&rd->last_act, 0, memory_order_relaxed);
+	atomic_store_explicit(&rd->last_app, 0, memory_order_relaxed);
 	pthread_mutex_lock(&rd->lock);
 	tx_flush(rd);
 	if (was_busy) {

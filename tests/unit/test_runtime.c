@@ -1342,6 +1342,21 @@ SRN_TEST(test_rt_passive_device_spins_between_small_arrivals)
 		}
 	}
 	CHECK(valid);
+
+	/* 4. B's application polls, then blocks for a completion event
+	 * (ibv_get_cq_event calls srn_rt_app_sleeps): passive at once, not
+	 * 1 ms later - 5 WRITEs in the next ~0.4 ms find B's thread spinning */
+	srn_rt_progress(B.rd);
+	srn_rt_app_sleeps(B.rd);
+	s0 = rt_ctr(&B, "rt_rx_spins");
+	for (int i = 0; i < 5; i++) {
+		post_writes(&A, &B, 1, 40 + i, 0);
+		usleep(20);
+	}
+	CHECK(bytes_arrive(&A, &B, 40, 5, 5000));
+	s1 = rt_ctr(&B, "rt_rx_spins");
+	printf("  B waiting for an event: %llu spin passes\n", (unsigned long long)(s1 - s0));
+	CHECK(s1 > s0);
 	side_close(&B);
 	side_close(&A);
 }
