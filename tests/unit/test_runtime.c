@@ -1311,10 +1311,10 @@ SRN_TEST(test_rt_passive_device_spins_between_small_arrivals)
 
 	/* 3. B's application polls (every 10 us) while the WRITEs come: no
 	 * spin. B counts as passive after 1 ms without a call, so a round in
-	 * which this thread was descheduled for 0.5 ms or more proves nothing
-	 * and is run again (up to 3 times). */
+	 * which two of its polls were 0.8 ms or more apart (this thread
+	 * descheduled) proves nothing and is run again (up to 5 times). */
 	bool valid = false;
-	for (int round = 0; round < 3 && !valid; round++) {
+	for (int round = 0; round < 5 && !valid; round++) {
 		memset(B.buf + 20 * 64, 0, 20 * 64);
 		srn_rt_progress(B.rd);
 		s0 = rt_ctr(&B, "rt_rx_spins");
@@ -1336,7 +1336,7 @@ SRN_TEST(test_rt_passive_device_spins_between_small_arrivals)
 		s1 = rt_ctr(&B, "rt_rx_spins");
 		printf("  polling B, round %d: %llu spin passes (longest gap between polls %llu us)\n",
 		       round + 1, (unsigned long long)(s1 - s0), (unsigned long long)(gap / 1000));
-		if (gap < 500000) {
+		if (gap < 800000) {
 			valid = true;
 			CHECK_EQ(s1 - s0, 0);
 		}
