@@ -210,11 +210,10 @@ static int rx_round(struct srn_rt_dev *rd)
 		return 0;
 	rd->rt_ctr[RT_CTR_RX_BATCHES]++;
 	srn_ts now = srn_rt_now();
-	for (int i = 0; i < n; i++)
-		rd->rx_pass_bytes += rd->rx.msg[i].msg_len;
 	for (int i = 0; i < n; i++) {
 		const struct mmsghdr *mm = &rd->rx.msg[i];
 		const uint8_t *pkt = rd->rx.iov[i].iov_base;
+		rd->rx_pass_bytes += mm->msg_len;
 		struct srn_pkt_meta meta;
 		if ((mm->msg_hdr.msg_flags & MSG_TRUNC) ||
 		    (rd->udp.fabric && mm->msg_len > SRN_MAX_PKT + SRN_RT_IPUDP_HDR + 40)) {
@@ -317,14 +316,14 @@ static void service(struct srn_rt_dev *rd, bool rx, bool defer)
 		tx_flush(rd);                     /* a deferred doorbell goes first */
 		rd->rx_pass_bytes = 0;
 		work = rx_pass(rd);
-		/* small arrivals (requests, small messages) make the thread
-		 * spin for the next ones; a large pass ends the spin: bulk
-		 * data gains more from the batches that build up while it
-		 * sleeps (fewer, fuller receive calls and ACKs) */
-		if (work)
-			rd->last_rx = rd->rx_pass_bytes < RX_SPIN_MAX_BYTES ? srn_rt_now() : 0;
 	}
 	srn_ts now = srn_rt_now();
+	/* small arrivals (requests, small messages) make the thread spin for
+	 * the next ones; a large pass ends the spin: bulk data gains more from
+	 * the batches that build up while it sleeps (fewer, fuller receive
+	 * calls and ACKs) */
+	if (work)
+		rd->last_rx = rd->rx_pass_bytes < RX_SPIN_MAX_BYTES ? now : 0;
 	for (int it = 0; it < SERVICE_ITERS; it++) {
 		bool expired = false;
 		if (now >= srn_dev_expiry(rd->core)) {

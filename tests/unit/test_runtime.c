@@ -1083,6 +1083,21 @@ static uint64_t rt_ctr(struct side *s, const char *name)
 	return v;
 }
 
+/* Two connected devices for the 64-byte WRITE tests below, A's buffer
+ * filled with a pattern of its own (`mul`, `add`) so each test's bytes
+ * in B's memory are its own. */
+static bool write_pair_open(struct side *A, struct side *B, const char *na, const char *nb,
+			    uint32_t psn_a, uint32_t psn_b, uint8_t mul, uint8_t add)
+{
+	if (!pair_open(A, B, na, nb, NULL, false, psn_a, psn_b)) {
+		CHECK(!"two connected devices");
+		return false;
+	}
+	for (int i = 0; i < 64 * 64; i++)
+		A->buf[i] = (uint8_t)(i * mul + add);
+	return true;
+}
+
 /* post `n` 64-byte WRITEs to B, one post call each (as perftest does),
  * `gap_ns` of busy work between two posts */
 static void post_writes(struct side *A, struct side *B, int n, int first, srn_ts gap_ns)
@@ -1194,12 +1209,8 @@ static bool poller_batches(struct side *A, struct side *B, srn_ts poll_ns)
 SRN_TEST(test_rt_doorbell_batches_the_posts_of_a_poller)
 {
 	static struct side A, B;
-	if (!pair_open(&A, &B, "rt-test-dba", "rt-test-dbb", NULL, false, 100, 200)) {
-		CHECK(!"two connected devices");
+	if (!write_pair_open(&A, &B, "rt-test-dba", "rt-test-dbb", 100, 200, 13, 5))
 		return;
-	}
-	for (int i = 0; i < 64 * 64; i++)
-		A.buf[i] = (uint8_t)(i * 13 + 5);
 	struct srn_cqe e;
 
 	/* 1. never polled: 20 posts, 20 sendmmsg calls */
@@ -1241,12 +1252,8 @@ SRN_TEST(test_rt_doorbell_batches_the_posts_of_a_poller)
 SRN_TEST(test_rt_app_sleeps_sends_the_deferred_doorbell)
 {
 	static struct side A, B;
-	if (!pair_open(&A, &B, "rt-test-sla", "rt-test-slb", NULL, false, 500, 600)) {
-		CHECK(!"two connected devices");
+	if (!write_pair_open(&A, &B, "rt-test-sla", "rt-test-slb", 500, 600, 11, 3))
 		return;
-	}
-	for (int i = 0; i < 64 * 64; i++)
-		A.buf[i] = (uint8_t)(i * 11 + 3);
 	struct srn_cqe e;
 	bool seen = false;
 	for (int round = 0; round < 5 && !seen; round++) {
@@ -1281,12 +1288,8 @@ SRN_TEST(test_rt_app_sleeps_sends_the_deferred_doorbell)
 SRN_TEST(test_rt_passive_device_spins_between_small_arrivals)
 {
 	static struct side A, B;
-	if (!pair_open(&A, &B, "rt-test-spa", "rt-test-spb", NULL, false, 300, 400)) {
-		CHECK(!"two connected devices");
+	if (!write_pair_open(&A, &B, "rt-test-spa", "rt-test-spb", 300, 400, 7, 1))
 		return;
-	}
-	for (int i = 0; i < 64 * 64; i++)
-		A.buf[i] = (uint8_t)(i * 7 + 1);
 	struct srn_cqe e;
 
 	/* 1. B passive: 20 WRITEs ~20-70 us apart (this thread sleeps in
