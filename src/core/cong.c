@@ -117,7 +117,7 @@ static void apply(struct srn_dev *dev, const struct srn_cc_rate_update *u, srn_t
 	if (u->rtt_request)
 		qp->cc.probe_pending = true;
 	/* the deadline was computed at the old rate: decide again */
-	srn_timer_cancel(dev, &qp->cc.pace);
+	srn_timer_cancel(&dev->timers, &qp->cc.pace);
 	srn_qp_sched(qp);
 }
 
@@ -176,8 +176,8 @@ static uint32_t need_bytes(const struct srn_qp *qp)
 
 void srn_cong_qp_init(struct srn_qp *qp, srn_ts now)
 {
-	srn_timer_init(&qp->cc.pace, qp, SRN_TIMER_PACE);
-	qp->cc.on = qp->dev->cc && qp->init.type != SRN_QPT_UD;
+	srn_timer_init(&qp->cc.pace, srn_sched_timer_fn, qp);
+	qp->cc.on = qp->dev->cc && qp->ops->paced;
 	if (!qp->cc.on)
 		return;
 	/* CC-11: a new flow starts at the default rate; the engine's first
@@ -190,7 +190,7 @@ void srn_cong_qp_init(struct srn_qp *qp, srn_ts now)
 void srn_cong_qp_del(struct srn_qp *qp)
 {
 	struct srn_dev *dev = qp->dev;
-	srn_timer_cancel(dev, &qp->cc.pace);
+	srn_timer_cancel(&dev->timers, &qp->cc.pace);
 	if (qp->cc.on)
 		(void)srn_cc_flow_del(dev->cc->eng, qp->qpn);   /* ENOENT: never sent */
 }
@@ -212,7 +212,7 @@ bool srn_cong_may_send(struct srn_qp *qp, srn_ts now)
 	if (t <= now)
 		return true;
 	if (!srn_timer_armed(&qp->cc.pace) || qp->cc.pace.deadline != t)
-		srn_timer_set(qp->dev, &qp->cc.pace, t);
+		srn_timer_set(&qp->dev->timers, &qp->cc.pace, t);
 	srn_ctr_inc(qp->dev, SRN_CTR_CC_PACE_WAITS);
 	return false;
 }
@@ -245,33 +245,26 @@ void srn_cong_on_aeth(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now)
 
 /* ---- RTT probes (CC-12; docs/wire.md "RTT probe") ------------------------ */
 
-static void probe_bth(uint8_t *b, uint8_t opcode, uint32_t dqpn, uint32_t seq)
-{
-	memset(b, 0, SRN_BTH_LEN);
-	b[0] = opcode;
-	srn_put16(b + 2, SRN_DEFAULT_PKEY);
-	srn_put24(b + 5, dqpn);
-	srn_put24(b + 9, seq & SRN_PSN_MASK);
-}
-
 ssize_t srn_cong_emit_probe(struct srn_qp *qp, uint8_t *buf, size_t cap,
 			    struct srn_pkt_meta *meta, srn_ts now)
 {
 	if (cap < SRN_CC_PROBE_PKT_LEN)
 		return 0;
 	uint32_t seq = ++qp->cc.probe_seq;
-	probe_bth(buf, SRN_OP_CC_PROBE_REQ, qp->attr.dest_qp_num, seq);
 	/* T1: the time the probe leaves (the driver transmits what send returns) */
 	srn_cc_probe_build_req(buf + SRN_BTH_LEN, cap - SRN_BTH_LEN, qp->qpn, seq, now);
-	srn_qp_fill_meta(qp, &qp->attr.ah, qp->attr.dest_qp_num, meta);
-	size_t len = srn_pkt_finalize(buf, SRN_BTH_LEN + SRN_CC_PROBE_LEN, 0, meta);
+	srn_path_meta(qp, &qp->req.peer.ah, qp->req.peer.qpn, meta);
+	int len = srn_roce_vendor(buf, cap, SRN_OP_CC_PROBE_REQ, qp->req.peer.qpn, seq,
+				  SRN_CC_PROBE_LEN, meta);
+	if (len <= 0)
+		return 0;
 	qp->cc.probe_pending = false;
 	qp->cc.probe_out = true;
 	srn_ctr_inc(qp->dev, SRN_CTR_TX_RTT_PROBES);
 	uint32_t bytes = (uint32_t)len + qp->dev->cc->overhead;
 	srn_cc_pacer_on_send(&qp->cc.pacer, bytes, now);
 	post_simple(qp, SOFTRNIC_CC_EV_RTT_SENT, seq, bytes);
-	return (ssize_t)len;
+	return len;
 }
 
 static bool gid_eq(const uint8_t *a, const uint8_t *b) { return memcmp(a, b, 16) == 0; }
@@ -294,12 +287,12 @@ int srn_cong_recv_probe(struct srn_dev *dev, const uint8_t *pkt, size_t len,
 	if (srn_cc_probe_parse(pkt + SRN_BTH_LEN, SRN_CC_PROBE_LEN, &pr))
 		return probe_drop(dev);
 	struct srn_qp *qp = srn_qp_lookup(dev, srn_get24(pkt + 5));
-	if (!qp || !qp->cc.on || !gid_eq(meta->src_gid, qp->attr.ah.dgid))
+	if (!qp || !qp->cc.on || !gid_eq(meta->src_gid, qp->req.peer.ah.dgid))
 		return probe_drop(dev);
 	enum srn_qp_state st = qp->attr.qp_state;
 	if (pkt[0] == SRN_OP_CC_PROBE_REQ) {
 		/* answered by this NIC at once, whatever the QP has queued (CC-12) */
-		if (pr.kind != SRN_CC_PROBE_REQ || pr.flow_id != qp->attr.dest_qp_num ||
+		if (pr.kind != SRN_CC_PROBE_REQ || pr.flow_id != qp->req.peer.qpn ||
 		    (st != SRN_QPS_RTR && st != SRN_QPS_RTS && st != SRN_QPS_SQD) ||
 		    c->ans_n == SRN_CC_ANSWERS)
 			return probe_drop(dev);
@@ -347,12 +340,17 @@ ssize_t srn_cong_emit_answer(struct srn_dev *dev, uint8_t *buf, size_t cap,
 			srn_ctr_inc(dev, SRN_CTR_DROP_RTT_PROBE);
 			continue;
 		}
-		probe_bth(buf, SRN_OP_CC_PROBE_RESP, a->dqpn, srn_get32(a->req + 8));
-		struct srn_ah_attr ah = qp->attr.ah;
+		struct srn_ah_attr ah = qp->req.peer.ah;
 		memcpy(ah.dgid, a->dgid, 16);
-		srn_qp_fill_meta(qp, &ah, a->dqpn, meta);
+		srn_path_meta(qp, &ah, a->dqpn, meta);
+		int len = srn_roce_vendor(buf, cap, SRN_OP_CC_PROBE_RESP, a->dqpn,
+					  srn_get32(a->req + 8), SRN_CC_PROBE_LEN, meta);
+		if (len <= 0) {
+			srn_ctr_inc(dev, SRN_CTR_DROP_RTT_PROBE);
+			continue;
+		}
 		srn_ctr_inc(dev, SRN_CTR_TX_RTT_RESPONSES);
-		return (ssize_t)srn_pkt_finalize(buf, SRN_BTH_LEN + SRN_CC_PROBE_LEN, 0, meta);
+		return len;
 	}
 	return 0;
 }

@@ -1,17 +1,45 @@
 /*
  * core_int.h - internal structures of the deterministic transport core.
  *
- * Module map (one job each):
- *   dev.c    device, QPN table (time-wait, PSN-19), receive dispatch (ICRC,
- *            parse, source check W-05, ECN/CNP), output scheduler, counters,
- *            event queues
- *   timer.c  per-QP deadlines in a binary min-heap (O(log n), no allocation)
- *   mr.c     protection table (keys = index << 8 | generation)
- *   cq.c     completion queues        srq.c  shared receive queues
- *   qp.c     QP create/modify/query/destroy, flush, post_send/post_recv
- *   req.c    requester: WQE -> request packets, PSN assignment, retry
- *   comp.c   completer: ACK/NAK/READ response/atomic ACK processing
- *   resp.c   responder: ePSN check, execution, duplicates, response queue
+ * Modules, bottom-up (each file calls only files listed above it, so the
+ * core has no call loop; docs/architecture.md draws it):
+ *
+ *   ctr.c      counter and state names, srn_strerror
+ *   timer.c    deadlines in one min-heap per device; each timer has an owner
+ *              and a callback
+ *   event.c    async events and CQ notifications waiting for the driver
+ *   mr.c       protection table (keys, PD, bounds, access)
+ *   qptab.c    QPN table: allocation with time-wait (PSN-19), lookup
+ *   sched.c    the output scheduler's ready list
+ *   path.c     the addressing of a packet to a peer (flow entropy, ECN, TTL)
+ *   cq.c       completion queues          srq.c  receive rings and SRQs
+ *   place.c    data between packets and registered memory (gather, scatter)
+ *   rspq.c     a responder's queue of responses to send
+ *   cqe.c      completions of send and receive WQEs
+ *   qpstate.c  a QP's error state: flush, fail, SQ drained
+ *   cnp.c      notification point: ECN-CE seen -> CNP (CC-13)
+ *   cong.c     congestion control in the transport: engine, pacer, probes
+ *   exec.c     execution of requests at a responder (SEND/WRITE placement,
+ *              READ/ATOMIC with their saved results) - shared by transports
+ *   respout.c  response packets from the response queue
+ *   resp.c     the RC and UC responder state machines
+ *   reqpkt.c   a request packet from (WQE, packet index)
+ *   req.c      the requester: which packet next, retry, timers
+ *   comp.c     the completer: ACK/NAK/READ response/atomic ACK processing
+ *   xmit.c     a QP's output in order: CNP, probe, responses, requests
+ *   rc.c uc.c ud.c   the transports: one srn_transport_ops each
+ *   qp.c       QP create/modify/query/destroy and the doorbells
+ *   recv.c     srn_dev_recv: ICRC, parse, demux, generic checks
+ *   send.c     srn_dev_send: probe answers, then the ready QPs
+ *   dev.c      device create/destroy, timers' expiry
+ *
+ * A QP is split into its common part (rings, attributes), a requester +
+ * completer context (the send side of one connection: struct srn_reqctx)
+ * and a responder context (struct srn_respctx), so that a transport can
+ * hold a context per peer (a DC target holds one responder context per
+ * initiator). A transport is a const struct srn_transport_ops chosen at
+ * QP creation; nothing outside rc.c/uc.c/ud.c and QP creation asks which
+ * transport a QP uses.
  *
  * Nothing here allocates per packet: every buffer is sized at object creation.
  */
@@ -25,6 +53,11 @@
 #define SRN_PSN_WINDOW      (1u << 23)     /* PSN-04: max outstanding PSNs */
 #define SRN_UD_MTU          4096u
 #define SRN_GRH_LEN         40u
+/* a QP that sent a request this recently counts as a two-way (ping-pong) QP */
+#define SRN_ACK_DELAY_PEER_NS (1000ull * 1000)
+
+struct srn_reqctx;
+struct srn_respctx;
 
 /* ---- intrusive doubly linked list ---- */
 struct srn_list { struct srn_list *next, *prev; };
@@ -41,23 +74,34 @@ static inline void srn_list_del(struct srn_list *n)
 }
 #define srn_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
-/* ---- timers ---- */
-enum srn_timer_kind { SRN_TIMER_RTO, SRN_TIMER_RNR, SRN_TIMER_PACE, SRN_TIMER_ACK, SRN_TIMER_KINDS };
-/* a QP that sent a request this recently counts as a two-way (ping-pong) QP */
-#define SRN_ACK_DELAY_PEER_NS (1000ull * 1000)
+/* ---- timers (timer.c) ---- */
+struct srn_timer;
+/* called when the timer fires (it is disarmed first); now = the expiry call's time */
+typedef void (*srn_timer_fn)(struct srn_timer *t, srn_ts now);
 struct srn_timer {
 	srn_ts   deadline;
 	uint32_t idx;           /* heap position, UINT32_MAX when not armed */
-	uint8_t  kind;
-	struct srn_qp *qp;
+	srn_timer_fn fn;
+	void    *owner;
 };
 struct srn_theap { struct srn_timer **h; uint32_t n, cap; };
-void srn_timer_init(struct srn_timer *t, struct srn_qp *qp, uint8_t kind);
-void srn_timer_set(struct srn_dev *dev, struct srn_timer *t, srn_ts deadline);
-void srn_timer_cancel(struct srn_dev *dev, struct srn_timer *t);
+#define SRN_QP_TIMERS 4u        /* timers a QP owns: RTO, RNR, pace, delayed ACK */
+void   srn_timer_init(struct srn_timer *t, srn_timer_fn fn, void *owner);
+/* arm or move; SRN_TS_NEVER cancels. false if the heap is full (never for
+ * the timers the heap was sized for) */
+bool   srn_timer_set(struct srn_theap *hp, struct srn_timer *t, srn_ts deadline);
+void   srn_timer_cancel(struct srn_theap *hp, struct srn_timer *t);
+srn_ts srn_timer_next(const struct srn_theap *hp);      /* SRN_TS_NEVER if none */
+void   srn_timer_run(struct srn_theap *hp, srn_ts now);  /* fire every due timer */
 static inline bool srn_timer_armed(const struct srn_timer *t) { return t->idx != UINT32_MAX; }
 
-/* ---- memory regions ---- */
+/* ---- events for the driver (event.c) ---- */
+void srn_dev_async(struct srn_dev *dev, enum srn_async_type type, struct srn_qp *qp,
+		   struct srn_srq *srq, struct srn_cq *cq);
+void srn_cq_notify(struct srn_cq *cq);
+void srn_dev_forget_obj(struct srn_dev *dev, const void *obj); /* purge events naming obj */
+
+/* ---- memory regions (mr.c) ---- */
 struct srn_mr {
 	struct srn_dev *dev;
 	uint32_t key, pdn, access, idx;
@@ -71,7 +115,7 @@ struct srn_mr *srn_mr_lookup(struct srn_dev *dev, uint32_t key);
 uint8_t *srn_mr_xlate(struct srn_dev *dev, uint32_t key, uint32_t pdn, uint64_t va,
 		      uint64_t len, uint32_t access);
 
-/* ---- completion queue ---- */
+/* ---- completion queue (cq.c) ---- */
 struct srn_cq {
 	struct srn_dev *dev;
 	struct srn_list node;
@@ -85,7 +129,7 @@ struct srn_cq {
 /* push a CQE (counts COMPLETIONS / COMPLETION_ERRORS / DROP_CQ_OVERFLOW) */
 void srn_cq_push(struct srn_cq *cq, const struct srn_cqe *cqe, bool solicited);
 
-/* ---- receive queues (own RQ and SRQ share the ring) ---- */
+/* ---- receive queues (srq.c; own RQ and SRQ share the ring) ---- */
 struct srn_rwqe { uint64_t wr_id; uint32_t num_sge; struct srn_sge *sge; };
 struct srn_rq {
 	struct srn_rwqe *ring;
@@ -108,7 +152,7 @@ struct srn_srq {
 };
 bool srn_srq_take(struct srn_srq *srq, struct srn_rwqe *out);
 
-/* ---- send WQE ---- */
+/* ---- send queue ---- */
 enum srn_wqe_state {
 	SRN_WQE_POSTED,      /* not a single packet sent yet */
 	SRN_WQE_SENDING,     /* some packets sent */
@@ -130,8 +174,23 @@ struct srn_swqe {
 	bool     resolved, counted_rd;
 	bool     is_inline;
 };
+/* the ring: head = oldest uncompleted, tail = next free (monotonic indexes) */
+struct srn_sq {
+	struct srn_swqe *ring;
+	uint32_t cap, n;
+	uint64_t head, tail;
+};
+static inline struct srn_swqe *srn_sq_at(const struct srn_sq *sq, uint64_t i) { return &sq->ring[i % sq->cap]; }
+static inline bool srn_wqe_is_atomic(const struct srn_swqe *w)
+{
+	return w->wr.opcode == SRN_WR_ATOMIC_CMP_AND_SWP || w->wr.opcode == SRN_WR_ATOMIC_FETCH_AND_ADD;
+}
+static inline bool srn_wqe_is_rd_atomic(const struct srn_swqe *w)
+{
+	return w->wr.opcode == SRN_WR_RDMA_READ || srn_wqe_is_atomic(w);
+}
 
-/* ---- responder saved READ/ATOMIC results (PSN-09/10) ---- */
+/* ---- responder saved READ/ATOMIC results (PSN-09/10; exec.c) ---- */
 enum srn_res_type { SRN_RES_NONE, SRN_RES_READ, SRN_RES_ATOMIC };
 struct srn_res {
 	uint8_t  type;
@@ -143,7 +202,7 @@ struct srn_res {
 	bool     answered;      /* its last response packet has been sent once */
 };
 
-/* ---- responder output queue (generated lazily at srn_dev_send time) ---- */
+/* ---- responder output queue (rspq.c; packets built lazily by respout.c) ---- */
 enum srn_rsp_type { SRN_RSP_NONE, SRN_RSP_ACK, SRN_RSP_NAK, SRN_RSP_READ, SRN_RSP_ATOMIC };
 struct srn_rsp {
 	uint8_t  type;
@@ -153,41 +212,48 @@ struct srn_rsp {
 	uint64_t va, orig;
 	uint32_t rkey, left;    /* READ: bytes still to send */
 	srn_ts   t;             /* ACK: when it was queued (cfg.ack_delay_ns) */
-	uint32_t txseq;         /* ACK: the QP's req_tx_seq then */
+	uint32_t txseq;         /* ACK: the QP's request counter then */
+};
+struct srn_rspq {
+	struct srn_rsp *q;
+	uint32_t cap, head, n;
 };
 
-/* ---- state machines ---- */
+/* ---- per-message progress at a responder ---- */
+enum srn_rmsg_kind { SRN_RMSG_NONE, SRN_RMSG_SEND, SRN_RMSG_WRITE };
+struct srn_rmsg {
+	uint8_t  kind;          /* what is in progress */
+	uint32_t msn;           /* the MSN this message completes with */
+	bool     have_wqe;      /* SEND / WRITE_IMM: the receive WQE it consumed */
+	struct srn_rwqe wqe;
+	uint32_t offset;        /* SEND: bytes placed */
+	uint64_t va;            /* WRITE: next address, key, bytes left, total */
+	uint32_t rkey, left, len;
+};
+
+/* the other end of a connection */
+struct srn_peer {
+	uint32_t qpn;
+	struct srn_ah_attr ah;
+};
+
+/* ---- the send side of one connection: requester + completer ---- */
 enum srn_req_state { SRN_REQ_ST_IDLE, SRN_REQ_ST_RNR_WAIT, SRN_REQ_ST_ERROR, SRN_REQ_ST_NSTATES };
 extern const char *const srn_req_state_names[SRN_REQ_ST_NSTATES];
-enum srn_resp_state { SRN_RESP_ST_IDLE, SRN_RESP_ST_SEND, SRN_RESP_ST_WRITE, SRN_RESP_ST_UC_DROP,
-		      SRN_RESP_ST_ERROR, SRN_RESP_ST_NSTATES };
-extern const char *const srn_resp_state_names[SRN_RESP_ST_NSTATES];
-
-struct srn_qp {
-	struct srn_dev *dev;
-	struct srn_list node;           /* dev->qps */
-	struct srn_list ready;          /* dev->ready (output scheduler) */
-	uint32_t qpn, slot;
-	struct srn_qp_init init;
-	struct srn_qp_attr attr;
-	uint32_t mtu;                   /* path MTU in bytes */
-
-	/* send queue */
-	struct srn_swqe *sq;
-	uint32_t sq_cap, sq_n;
-	uint64_t sq_head, sq_cur, sq_tail; /* monotonic: head oldest uncompleted, cur being sent */
-	struct {
-		uint8_t  state;          /* enum srn_req_state */
-		uint32_t psn;            /* PSN of the next packet to send (cursor) */
-		uint32_t max_psn;        /* high-water mark: next never-used PSN (PSN-15) */
-		uint32_t pkt;            /* packet index within sq[sq_cur] */
-		uint32_t rd_atomic;      /* outstanding READ/ATOMIC WQEs */
-		uint8_t  retry_left, rnr_left;
-		uint32_t retry_psn;      /* PSN of the retried request */
-		bool     retrying;
-		bool     drain_notified;
-		struct srn_timer rto, rnr;
-	} req;
+struct srn_reqctx {
+	struct srn_qp *qp;
+	struct srn_peer peer;
+	uint64_t cur;            /* SQ index of the WQE being sent */
+	uint8_t  state;          /* enum srn_req_state */
+	uint32_t psn;            /* PSN of the next packet to send (cursor) */
+	uint32_t max_psn;        /* high-water mark: next never-used PSN (PSN-15) */
+	uint32_t pkt;            /* packet index within sq[cur] */
+	uint32_t rd_atomic;      /* outstanding READ/ATOMIC WQEs */
+	uint8_t  retry_left, rnr_left;
+	uint32_t retry_psn;      /* PSN of the retried request */
+	bool     retrying;
+	bool     drain_notified;
+	struct srn_timer rto, rnr;
 	struct {
 		uint32_t psn;            /* oldest unacknowledged PSN */
 		uint32_t msn, credits;   /* last seen in an AETH (PSN-18) */
@@ -196,48 +262,96 @@ struct srn_qp {
 					  * second one from it before progress or a timeout */
 		bool     implicit_done;
 	} comp;
+	/* delayed ACK of the same QP's responder (cfg.ack_delay_ns) */
+	srn_ts   tx_last;        /* the last request packet */
+	uint32_t tx_seq;         /* request packets sent (wraps) */
+};
 
-	/* receive side */
-	struct srn_rq rq;
-	struct {
-		uint8_t  state;          /* enum srn_resp_state */
-		uint32_t epsn, msn;
-		bool     nak_sent;       /* PSN-12: one sequence NAK per gap */
-		uint32_t since_ack;
-		/* SEND in progress */
-		struct srn_rwqe wqe;
-		bool     have_wqe;
-		uint32_t offset;
-		/* WRITE in progress */
-		uint64_t wr_va;
-		uint32_t wr_rkey, wr_left, wr_len;
-		uint32_t last_psn;       /* last executed PSN (PSN-08 ACK value) */
-		struct srn_res *res;     /* saved READ/ATOMIC ring */
-		uint32_t res_cap, res_next;
-		struct srn_rsp *q;       /* response queue */
-		uint32_t q_cap, q_head, q_n;
-	} resp;
+/* ---- the receive side of one connection: responder ---- */
+enum srn_resp_seq { SRN_RESP_SEQ_IDLE, SRN_RESP_SEQ_SEND, SRN_RESP_SEQ_WRITE, SRN_RESP_SEQ_UC_DROP,
+		    SRN_RESP_SEQ_ERROR, SRN_RESP_SEQ_N };
+extern const char *const srn_resp_seq_names[SRN_RESP_SEQ_N];
+struct srn_respctx {
+	struct srn_qp *qp;
+	struct srn_peer peer;
+	uint8_t  seq;            /* enum srn_resp_seq: the message sequence in progress */
+	uint32_t epsn, msn;
+	bool     nak_sent;       /* PSN-12: one sequence NAK per gap */
+	uint32_t since_ack;
+	uint32_t last_psn;       /* last executed PSN (PSN-08 ACK value) */
+	struct srn_rmsg *msgs;   /* messages in progress, slot msn % nmsgs */
+	uint32_t nmsgs;
+	struct srn_res *res;     /* saved READ/ATOMIC ring */
+	uint32_t res_cap, res_next;
+	struct srn_rspq out;     /* responses waiting for the wire */
+	struct srn_timer ack_timer;   /* a held ACK is due */
+};
+/* the message that the next request packet belongs to (in order: MSN + 1) */
+static inline struct srn_rmsg *srn_resp_cur(struct srn_respctx *rc)
+{
+	return &rc->msgs[((rc->msn + 1) & SRN_MSN_MASK) % rc->nmsgs];
+}
 
-	/* delayed ACK (cfg.ack_delay_ns) */
-	srn_ts   req_tx_last;            /* the requester's last request packet */
-	uint32_t req_tx_seq;             /* request packets sent (wraps) */
-	struct srn_timer ack_timer;      /* SRN_TIMER_ACK: a held ACK is due */
+/* ---- notification point (cnp.c) ---- */
+struct srn_cnp {
+	bool     pending;
+	bool     sent_once;
+	srn_ts   last;
+	uint32_t dqpn;
+	uint8_t  dgid[16];
+};
 
-	/* congestion notification */
-	bool     cnp_pending;
-	srn_ts   cnp_last;
-	bool     cnp_sent_once;
-	uint32_t cnp_dqpn;
-	uint8_t  cnp_dgid[16];
+/* ---- transports ---- */
+struct srn_transport_ops {
+	const char *name;
+	enum srn_qp_type type;
+	uint32_t op_mask;        /* SRN_M_RC/UC/UD: the opcodes it accepts */
+	uint32_t wr_ops;         /* 1 << SRN_WR_*: the work requests it can post */
+	bool reliable;           /* ACK/NAK, retry, PSN window, max_rd_atomic, fence */
+	bool connected;          /* one peer: source checked, path MTU from modify */
+	bool srq_ok;             /* may take receive WQEs from an SRQ */
+	bool paced;              /* a CC flow on a device with congestion control */
+	bool per_wr_address;     /* every WR names its destination (AH, QPN, QKey) */
+	uint32_t max_msg;        /* largest message in bytes (0: 2^31) */
+	/* the QP's next packet (srn_dev_send) and whether it has one */
+	ssize_t (*emit)(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta,
+			srn_ts now);
+	bool (*has_output)(const struct srn_qp *qp);
+	/* a request packet addressed to qp (generic checks passed) */
+	void (*recv_req)(struct srn_qp *qp, const struct srn_pkt *p,
+			 const struct srn_pkt_meta *meta, size_t len, srn_ts now);
+	/* a response packet (ACK, NAK, READ response, atomic ACK); NULL: dropped */
+	void (*recv_resp)(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now);
+	/* requester: opcode, destination QPN, DETH and addressing of packet k
+	 * of w (last: it is the WQE's last packet) */
+	void (*req_address)(struct srn_qp *qp, const struct srn_swqe *w, uint32_t k, bool last,
+			    struct srn_pkt *p, struct srn_pkt_meta *meta);
+};
+extern const struct srn_transport_ops srn_rc_ops, srn_uc_ops, srn_ud_ops;
 
-	/* congestion control (cong.c): only on a device with cfg.cc, RC/UC */
+/* ---- QP ---- */
+struct srn_qp {
+	struct srn_dev *dev;
+	const struct srn_transport_ops *ops;
+	struct srn_list node;           /* dev->qps */
+	struct srn_list ready;          /* dev->ready (output scheduler) */
+	uint32_t qpn, slot;
+	struct srn_qp_init init;
+	struct srn_qp_attr attr;
+	uint32_t mtu;                   /* path MTU in bytes */
+	struct srn_sq sq;
+	struct srn_rq rq;               /* own receive queue (no SRQ) */
+	struct srn_reqctx req;
+	struct srn_respctx resp;
+	struct srn_cnp cnp;
+	/* congestion control (cong.c): only on a device with cfg.cc, paced transports */
 	struct {
 		bool     on;             /* this QP is a paced flow (flow ID = qpn) */
 		bool     probe_pending;  /* the engine asked for an RTT probe */
 		bool     probe_out;      /* probe probe_seq sent, not answered yet */
 		uint32_t probe_seq;      /* sequence of the last probe sent */
 		struct srn_cc_pacer pacer;
-		struct srn_timer pace;   /* SRN_TIMER_PACE: the pacer allows the next packet */
+		struct srn_timer pace;   /* the pacer allows the next packet */
 	} cc;
 };
 
@@ -277,6 +391,77 @@ static inline void srn_dev_tick(struct srn_dev *dev, srn_ts now)
 	if (now > dev->now && now != SRN_TS_NEVER)
 		dev->now = now;
 }
+/* packets of a message of len bytes at the QP's path MTU (at least 1) */
+static inline uint32_t srn_qp_npsn(const struct srn_qp *qp, uint32_t len)
+{
+	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + qp->mtu - 1) / qp->mtu);
+}
+static inline bool srn_qp_is_sending_state(const struct srn_qp *qp)
+{
+	return qp->attr.qp_state == SRN_QPS_RTS || qp->attr.qp_state == SRN_QPS_SQD;
+}
+
+/* ---- qptab.c ---- */
+/* a free QPN slot (round robin, skipping slots in time-wait), or UINT32_MAX */
+uint32_t srn_qptab_find_slot(struct srn_dev *dev);
+void srn_qptab_insert(struct srn_dev *dev, struct srn_qp *qp, uint32_t slot);
+void srn_qptab_remove(struct srn_dev *dev, struct srn_qp *qp);  /* enters time-wait */
+struct srn_qp *srn_qp_lookup(struct srn_dev *dev, uint32_t qpn);
+
+/* ---- sched.c: the output scheduler's ready list ---- */
+void srn_qp_sched(struct srn_qp *qp);          /* put on the ready list if it has output */
+void srn_qp_unsched(struct srn_qp *qp);
+bool srn_qp_has_output(const struct srn_qp *qp);
+void srn_sched_timer_fn(struct srn_timer *t, srn_ts now);  /* a timer that only reschedules */
+
+/* ---- path.c ---- */
+/* addressing of a packet from qp (qpn) to the peer at ah / dqpn */
+void srn_path_meta(const struct srn_qp *qp, const struct srn_ah_attr *ah, uint32_t dqpn,
+		   struct srn_pkt_meta *meta);
+
+/* ---- place.c: data between packets and memory ---- */
+/* resolve a send WQE's local SGEs to host pointers; false on a protection error */
+bool srn_place_resolve(struct srn_qp *qp, struct srn_swqe *w);
+/* copy len bytes at message offset off out of / into a send WQE's buffers */
+void srn_place_gather(const struct srn_swqe *w, uint32_t off, uint8_t *dst, uint32_t len);
+void srn_place_scatter(struct srn_swqe *w, uint32_t off, const uint8_t *src, uint32_t len);
+/* place len bytes at offset off of a receive WQE under pdn: every check
+ * before a byte is copied. 0, SRN_ERANGE (does not fit) or SRN_EINVAL
+ * (local protection error). */
+int  srn_place_rwqe(struct srn_dev *dev, uint32_t pdn, const struct srn_rwqe *w, uint32_t off,
+		    const uint8_t *src, uint32_t len);
+
+/* ---- rspq.c ---- */
+int  srn_rspq_alloc(struct srn_dev *dev, struct srn_rspq *q, uint32_t cap);
+void srn_rspq_free(struct srn_dev *dev, struct srn_rspq *q);
+struct srn_rsp *srn_rspq_push(struct srn_rspq *q, uint8_t type);  /* NULL if full */
+struct srn_rsp *srn_rspq_tail(struct srn_rspq *q);
+void srn_rspq_pop(struct srn_rspq *q);
+bool srn_rspq_space(const struct srn_rspq *q, uint32_t n);
+void srn_rspq_purge_for_err(struct srn_rspq *q);     /* all but NAKs */
+void srn_rspq_preempt_from(struct srn_rspq *q, uint32_t psn); /* PSN-09 */
+
+/* ---- cqe.c ---- */
+/* a send WQE's completion (unsignaled successes are skipped unless force) */
+void srn_cqe_send(struct srn_qp *qp, struct srn_swqe *w, uint8_t status, bool force);
+/* complete the WQE at the SQ head: CQE, rd_atomic bookkeeping, head++ */
+void srn_sq_complete_head(struct srn_qp *qp, uint8_t status, bool force);
+void srn_cqe_recv_flush(struct srn_qp *qp, uint64_t wr_id);
+/* a receive completion of the message m at a connected responder */
+void srn_cqe_recv(struct srn_respctx *rc, struct srn_rmsg *m, uint8_t status, uint8_t opcode,
+		  uint32_t byte_len, uint32_t flags, uint32_t imm, bool se);
+
+/* ---- qpstate.c ---- */
+void srn_qp_to_err(struct srn_qp *qp);          /* move to ERR and flush */
+/* the WQE at the head fails with status (it completes in error), then ERR */
+void srn_qp_fail(struct srn_qp *qp, uint8_t status);
+void srn_qp_check_drained(struct srn_qp *qp);   /* SQD: SQ_DRAINED once empty */
+
+/* ---- cnp.c ---- */
+/* an ECN-CE marked packet p arrived at qp: a CNP is due (at most one per
+ * interval, CC-13) to the sender (dqpn) */
+void    srn_cnp_note(struct srn_qp *qp, uint32_t dqpn, const struct srn_pkt_meta *meta, srn_ts now);
+ssize_t srn_cnp_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta);
 
 /* ---- congestion control glue (cong.c) ---- */
 /* RTT probe packet (docs/wire.md "RTT probe"): BTH with a vendor-specific
@@ -324,49 +509,61 @@ ssize_t srn_cong_emit_probe(struct srn_qp *qp, uint8_t *buf, size_t cap,
 srn_ts srn_cong_expiry(const struct srn_dev *dev);
 void   srn_cong_handle_expiry(struct srn_dev *dev, srn_ts now);
 
-/* dev.c */
-void srn_dev_async(struct srn_dev *dev, enum srn_async_type type, struct srn_qp *qp,
-		   struct srn_srq *srq, struct srn_cq *cq);
-void srn_cq_notify(struct srn_cq *cq);
-void srn_qp_sched(struct srn_qp *qp);          /* put on the ready list if it has output */
-void srn_qp_unsched(struct srn_qp *qp);
-void srn_dev_forget_obj(struct srn_dev *dev, const void *obj); /* purge events naming obj */
+/* ---- exec.c: executing requests at a responder ---- */
+enum srn_exec {
+	SRN_EXEC_OK, SRN_EXEC_RNR, SRN_EXEC_INV_REQ, SRN_EXEC_ACCESS, SRN_EXEC_ACCESS_INV,
+	SRN_EXEC_OP_ERR, SRN_EXEC_LEN_ERR, SRN_EXEC_BUSY, SRN_EXEC_RD_ATOMIC_EXC,
+};
+/* opcode sequence and length checks, then the operation */
+enum srn_exec srn_exec_request(struct srn_respctx *rc, const struct srn_pkt *p);
+/* the receive WQE of message m (taken from the RQ or SRQ if it has none) */
+bool srn_exec_take_rwqe(struct srn_respctx *rc, struct srn_rmsg *m);
+uint32_t srn_exec_recv_pdn(const struct srn_qp *qp);
+/* saved READ/ATOMIC results */
+struct srn_res *srn_res_find(struct srn_respctx *rc, uint8_t type, uint32_t psn);
+void srn_res_answered(struct srn_respctx *rc, uint8_t type, uint32_t last_psn);
+/* response queue entries */
+bool srn_resp_queue_ack(struct srn_respctx *rc, uint32_t psn);
+void srn_resp_queue_nak(struct srn_respctx *rc, uint8_t syn, uint32_t psn);
 
-/* qp.c */
-struct srn_qp *srn_qp_lookup(struct srn_dev *dev, uint32_t qpn);
-void srn_qp_to_err(struct srn_qp *qp);          /* move to ERR and flush */
-bool srn_qp_has_output(const struct srn_qp *qp);
-void srn_qp_send_cqe(struct srn_qp *qp, struct srn_swqe *w, uint8_t status, bool force);
-uint32_t srn_qp_npsn(const struct srn_qp *qp, uint32_t len);
-/* fill transmit metadata for a destination */
-void srn_qp_fill_meta(const struct srn_qp *qp, const struct srn_ah_attr *ah, uint32_t dqpn,
-		      struct srn_pkt_meta *meta);
-/* finish a packet: headers already in buf[0..hdr), payload appended by
- * caller at buf+hdr of paylen bytes; writes pad + ICRC; returns total len */
-size_t srn_pkt_finalize(uint8_t *buf, size_t hdr, uint32_t paylen, const struct srn_pkt_meta *meta);
-static inline struct srn_swqe *srn_sq_at(const struct srn_qp *qp, uint64_t i) { return &qp->sq[i % qp->sq_cap]; }
-void srn_qp_check_drained(struct srn_qp *qp);
+/* ---- respout.c ---- */
+ssize_t srn_resp_emit(struct srn_respctx *rc, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta,
+		      srn_ts now);
 
-/* req.c */
-bool   srn_req_can_send(const struct srn_qp *qp);
+/* ---- resp.c: the RC and UC responder state machines ---- */
+void srn_resp_rc(struct srn_respctx *rc, const struct srn_pkt *p);
+void srn_resp_uc(struct srn_respctx *rc, const struct srn_pkt *p);
+void srn_resp_reset(struct srn_respctx *rc);
+
+/* ---- reqpkt.c ---- */
+/* Build packet k of WQE w (its PSN is w->first_psn + k) into buf: headers,
+ * payload gathered from the WQE, pad, ICRC. *last: the WQE's last packet.
+ * Returns the length, or 0 if buf is too small. Pure in (w, k): a
+ * retransmission is byte-identical. */
+size_t srn_reqpkt_build(struct srn_qp *qp, const struct srn_swqe *w, uint32_t k, uint8_t *buf,
+			size_t cap, struct srn_pkt_meta *meta, bool *last);
+/* connected transports (RC, UC): opcode from the WQE, destination = peer */
+void srn_reqpkt_address_connected(struct srn_qp *qp, const struct srn_swqe *w, uint32_t k,
+				  bool last, struct srn_pkt *p, struct srn_pkt_meta *meta);
+
+/* ---- req.c: the requester ---- */
+bool    srn_req_can_send(const struct srn_qp *qp);
 ssize_t srn_req_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta, srn_ts now);
-void   srn_req_rewind(struct srn_qp *qp, uint32_t psn);
-void   srn_req_timer_update(struct srn_qp *qp, srn_ts now, bool restart);
-void   srn_req_on_timer(struct srn_qp *qp, uint8_t kind, srn_ts now);
-void   srn_req_reset(struct srn_qp *qp);
-bool   srn_wqe_is_rd_atomic(const struct srn_swqe *w);
+void    srn_req_rewind(struct srn_reqctx *rq, uint32_t psn);
+void    srn_req_timer_update(struct srn_reqctx *rq, srn_ts now, bool restart);
+void    srn_req_rto_fn(struct srn_timer *t, srn_ts now);
+void    srn_req_rnr_fn(struct srn_timer *t, srn_ts now);
+void    srn_req_reset(struct srn_reqctx *rq);
 uint64_t srn_rnr_timer_ns(uint8_t code);
 uint64_t srn_rto_ns(uint8_t timeout);
 
-/* comp.c */
+/* ---- comp.c ---- */
 void srn_comp_recv(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now);
-void srn_comp_fail(struct srn_qp *qp, uint8_t status);
 
-/* resp.c */
-void srn_resp_recv(struct srn_qp *qp, const struct srn_pkt *p, const struct srn_pkt_meta *meta,
-		   size_t pktlen, srn_ts now);
-ssize_t srn_resp_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta, srn_ts now);
-void srn_resp_reset(struct srn_qp *qp);
-void srn_resp_purge_for_err(struct srn_qp *qp);
+/* ---- xmit.c ---- */
+/* the next packet of qp in order: CNP, RTT probe, responses (delayed ACK),
+ * requests (paced) */
+ssize_t srn_xmit_qp(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta, srn_ts now);
+bool    srn_xmit_has_output(const struct srn_qp *qp);
 
 #endif /* SRN_CORE_INT_H */

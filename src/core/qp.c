@@ -1,214 +1,59 @@
 /*
- * qp.c - queue pairs: creation (every buffer sized here), the QP state
- * machine (modify), flush to ERR, RESET, query, destroy with QPN time-wait
- * (PSN-19), and the doorbells post_send / post_recv.
+ * qp.c - queue pairs: creation (the transport chosen, every buffer sized
+ * here), the QP state machine (modify), RESET, query, destroy with QPN
+ * time-wait (PSN-19), and the doorbells post_send / post_recv.
+ *
+ * The transport is chosen once, here (transport_of); everything after
+ * asks the QP's ops table.
  */
 #include "core_int.h"
 
-/* ------------------------------------------------------------------------ */
-/* helpers shared by req/comp/resp */
+/* responder messages in progress per context: 1 = strictly in order */
+#define RESP_MSGS 1u
 
-uint32_t srn_qp_npsn(const struct srn_qp *qp, uint32_t len)
+static const struct srn_transport_ops *transport_of(enum srn_qp_type type)
 {
-	uint32_t mtu = qp->mtu;
-	return len == 0 ? 1 : (uint32_t)(((uint64_t)len + mtu - 1) / mtu);
-}
-
-static uint32_t flow_hash(uint32_t a, uint32_t b)
-{
-	uint32_t h = a * 0x9e3779b1u ^ (b + 0x7f4a7c15u + (a << 6) + (a >> 2));
-	h ^= h >> 16;
-	h *= 0x85ebca6bu;
-	h ^= h >> 13;
-	h *= 0xc2b2ae35u;
-	h ^= h >> 16;
-	return h;
-}
-
-void srn_qp_fill_meta(const struct srn_qp *qp, const struct srn_ah_attr *ah, uint32_t dqpn,
-		      struct srn_pkt_meta *meta)
-{
-	const struct srn_dev *dev = qp->dev;
-	memset(meta, 0, sizeof(*meta));
-	memcpy(meta->src_gid, dev->cfg.gid, 16);
-	memcpy(meta->dst_gid, ah->dgid, 16);
-	uint32_t h = flow_hash(qp->qpn, dqpn);
-	if (dev->cfg.n_sports && dev->cfg.sports)
-		meta->sport = dev->cfg.sports[h % dev->cfg.n_sports];   /* W-02 */
-	else
-		meta->sport = (uint16_t)(0xC000u | (h & 0x3fffu));
-	meta->dport = SRN_ROCEV2_UDP_PORT;
-	meta->ecn = 2;                                /* ECT(0) (W-03) */
-	meta->dscp = (uint8_t)(ah->traffic_class >> 2);
-	meta->ttl = ah->hop_limit ? ah->hop_limit : 64;
-	meta->ip_id = 0;
-}
-
-size_t srn_pkt_finalize(uint8_t *buf, size_t hdr, uint32_t paylen, const struct srn_pkt_meta *meta)
-{
-	uint8_t pad = srn_pad_for(paylen);
-	size_t len = hdr + paylen;
-	memset(buf + len, 0, pad);
-	len += pad + SRN_ICRC_LEN;
-	struct srn_ip_info ip;
-	memset(&ip, 0, sizeof(ip));
-	memcpy(ip.src, meta->src_gid, 16);
-	memcpy(ip.dst, meta->dst_gid, 16);
-	ip.ip_id = 0;
-	ip.df = true;
-	ip.sport = meta->sport;
-	ip.dport = meta->dport;
-	ip.ttl = meta->ttl;
-	ip.tos = (uint8_t)((meta->dscp << 2) | (meta->ecn & 3));
-	srn_icrc_store(&ip, buf, len);
-	return len;
-}
-
-static uint8_t wc_opcode_of(uint8_t wr_op)
-{
-	switch (wr_op) {
-	case SRN_WR_RDMA_WRITE:
-	case SRN_WR_RDMA_WRITE_WITH_IMM: return SRN_WC_RDMA_WRITE;
-	case SRN_WR_RDMA_READ: return SRN_WC_RDMA_READ;
-	case SRN_WR_ATOMIC_CMP_AND_SWP: return SRN_WC_COMP_SWAP;
-	case SRN_WR_ATOMIC_FETCH_AND_ADD: return SRN_WC_FETCH_ADD;
-	default: return SRN_WC_SEND;
+	switch (type) {
+	case SRN_QPT_RC: return &srn_rc_ops;
+	case SRN_QPT_UC: return &srn_uc_ops;
+	case SRN_QPT_UD: return &srn_ud_ops;
 	}
-}
-
-void srn_qp_send_cqe(struct srn_qp *qp, struct srn_swqe *w, uint8_t status, bool force)
-{
-	bool signaled = qp->init.sq_sig_all || (w->wr.send_flags & SRN_SEND_SIGNALED);
-	if (!signaled && status == SRN_WC_SUCCESS && !force)
-		return;
-	struct srn_cqe c;
-	memset(&c, 0, sizeof(c));
-	c.wr_id = w->wr.wr_id;
-	c.status = status;
-	c.opcode = wc_opcode_of(w->wr.opcode);
-	c.byte_len = w->length;
-	c.qp_num = qp->qpn;
-	srn_cq_push(qp->init.send_cq, &c, false);
-}
-
-static void recv_flush_cqe(struct srn_qp *qp, uint64_t wr_id)
-{
-	struct srn_cqe c;
-	memset(&c, 0, sizeof(c));
-	c.wr_id = wr_id;
-	c.status = SRN_WC_WR_FLUSH_ERR;
-	c.opcode = SRN_WC_RECV;
-	c.qp_num = qp->qpn;
-	srn_cq_push(qp->init.recv_cq, &c, false);
-}
-
-/* SQD: report SQ_DRAINED once nothing is outstanding */
-void srn_qp_check_drained(struct srn_qp *qp)
-{
-	if (qp->attr.qp_state != SRN_QPS_SQD || qp->req.drain_notified)
-		return;
-	if (qp->sq_head != qp->sq_cur || qp->req.pkt != 0)
-		return;
-	qp->req.drain_notified = true;
-	qp->attr.sq_draining = false;
-	if (qp->attr.en_sqd_async_notify)
-		srn_dev_async(qp->dev, SRN_EV_SQ_DRAINED, qp, NULL, NULL);
-}
-
-bool srn_qp_has_output(const struct srn_qp *qp)
-{
-	enum srn_qp_state st = qp->attr.qp_state;
-	if (st == SRN_QPS_RESET)
-		return false;
-	if (qp->cnp_pending && st != SRN_QPS_ERR)
-		return true;
-	if (qp->resp.q_n)
-		return true;
-	if (qp->cc.probe_pending && (st == SRN_QPS_RTS || st == SRN_QPS_SQD))
-		return true;
-	return srn_req_can_send(qp) && !srn_cong_held(qp);
+	return NULL;
 }
 
 bool srn_qp_release_acks(struct srn_qp *qp)
 {
-	if (!qp || !qp->resp.q_n)
+	if (!qp || !qp->resp.out.n)
 		return false;
-	qp->resp.q[qp->resp.q_head].t = 0;      /* due long ago */
-	srn_timer_cancel(qp->dev, &qp->ack_timer);
+	qp->resp.out.q[qp->resp.out.head].t = 0;      /* due long ago */
+	srn_timer_cancel(&qp->dev->timers, &qp->resp.ack_timer);
 	srn_qp_sched(qp);
 	return true;
 }
 
-struct srn_qp *srn_qp_lookup(struct srn_dev *dev, uint32_t qpn)
-{
-	if (qpn < 2 || qpn - 2 >= dev->cfg.max_qp)
-		return NULL;
-	struct srn_qp *qp = dev->qpt[qpn - 2];
-	return (qp && qp->qpn == qpn) ? qp : NULL;
-}
-
 /* ------------------------------------------------------------------------ */
-/* flush / reset */
+/* reset */
 
-void srn_qp_to_err(struct srn_qp *qp)
+static void cancel_timers(struct srn_qp *qp)
 {
-	if (qp->attr.qp_state == SRN_QPS_ERR)
-		return;
-	struct srn_dev *dev = qp->dev;
-	qp->attr.qp_state = SRN_QPS_ERR;
-	qp->req.state = SRN_REQ_ST_ERROR;
-	qp->resp.state = SRN_RESP_ST_ERROR;
-	srn_timer_cancel(dev, &qp->req.rto);
-	srn_timer_cancel(dev, &qp->req.rnr);
-	srn_timer_cancel(dev, &qp->ack_timer);
-	/* every outstanding send WR completes with WR_FLUSH_ERR */
-	while (qp->sq_n) {
-		struct srn_swqe *w = srn_sq_at(qp, qp->sq_head);
-		srn_qp_send_cqe(qp, w, SRN_WC_WR_FLUSH_ERR, true);
-		qp->sq_head++;
-		qp->sq_n--;
-	}
-	qp->sq_cur = qp->sq_tail = qp->sq_head;
-	qp->req.pkt = 0;
-	qp->req.rd_atomic = 0;
-	if (qp->resp.have_wqe) {
-		recv_flush_cqe(qp, qp->resp.wqe.wr_id);
-		qp->resp.have_wqe = false;
-	}
-	if (!qp->init.srq) {
-		struct srn_rwqe w;
-		while (qp->rq.n) {
-			w = qp->rq.ring[qp->rq.head];
-			qp->rq.head = (qp->rq.head + 1) % qp->rq.cap;
-			qp->rq.n--;
-			recv_flush_cqe(qp, w.wr_id);
-		}
-	} else {
-		srn_dev_async(dev, SRN_EV_QP_LAST_WQE_REACHED, qp, NULL, NULL);
-	}
-	qp->cnp_pending = false;
-	srn_resp_purge_for_err(qp);
-	srn_qp_unsched(qp);
-	srn_qp_sched(qp);
+	struct srn_theap *hp = &qp->dev->timers;
+	srn_timer_cancel(hp, &qp->req.rto);
+	srn_timer_cancel(hp, &qp->req.rnr);
+	srn_timer_cancel(hp, &qp->resp.ack_timer);
 }
 
 static void qp_reset(struct srn_qp *qp)
 {
-	struct srn_dev *dev = qp->dev;
-	srn_timer_cancel(dev, &qp->req.rto);
-	srn_timer_cancel(dev, &qp->req.rnr);
-	srn_timer_cancel(dev, &qp->ack_timer);
+	cancel_timers(qp);
 	srn_qp_unsched(qp);
-	qp->sq_head = qp->sq_cur = qp->sq_tail = qp->sq_n = 0;
+	qp->sq.head = qp->sq.tail = qp->sq.n = 0;
 	if (!qp->init.srq) {
 		qp->rq.head = 0;
 		qp->rq.n = 0;
 	}
-	srn_req_reset(qp);
-	srn_resp_reset(qp);
-	memset(&qp->comp, 0, sizeof(qp->comp));
-	qp->cnp_pending = false;
-	qp->cnp_sent_once = false;
+	srn_req_reset(&qp->req);
+	srn_resp_reset(&qp->resp);
+	memset(&qp->cnp, 0, sizeof(qp->cnp));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -216,120 +61,134 @@ static void qp_reset(struct srn_qp *qp)
 
 static void qp_free(struct srn_dev *dev, struct srn_qp *qp)
 {
-	if (qp->sq) {
-		srn_mem_free(dev, qp->sq[0].sge);
-		srn_mem_free(dev, qp->sq[0].host);
-		srn_mem_free(dev, qp->sq[0].inl);
+	if (qp->sq.ring) {
+		srn_mem_free(dev, qp->sq.ring[0].sge);
+		srn_mem_free(dev, qp->sq.ring[0].host);
+		srn_mem_free(dev, qp->sq.ring[0].inl);
 	}
-	srn_mem_free(dev, qp->sq);
+	srn_mem_free(dev, qp->sq.ring);
 	srn_rq_free(dev, &qp->rq);
-	srn_mem_free(dev, qp->resp.wqe.sge);
+	if (qp->resp.msgs)
+		srn_mem_free(dev, qp->resp.msgs[0].wqe.sge);
+	srn_mem_free(dev, qp->resp.msgs);
 	srn_mem_free(dev, qp->resp.res);
-	srn_mem_free(dev, qp->resp.q);
+	srn_rspq_free(dev, &qp->resp.out);
 	srn_mem_free(dev, qp);
 }
 
-int srn_qp_new(struct srn_dev *dev, const struct srn_qp_init *init, struct srn_qp **out)
+/* the send queue: WQEs with their SGE, host-pointer and inline blocks */
+static int alloc_sq(struct srn_dev *dev, struct srn_qp *qp, const struct srn_qp_init *init)
 {
-	if (!dev || !init || !out || !init->send_cq || !init->recv_cq)
+	uint32_t cap = init->max_send_wr ? init->max_send_wr : 1;
+	uint32_t nsge = init->max_send_sge ? init->max_send_sge : 1;
+	uint32_t ninl = init->max_inline_data ? init->max_inline_data : 1;
+	qp->sq.ring = srn_mem_calloc(dev, cap, sizeof(*qp->sq.ring));
+	if (!qp->sq.ring)
+		return SRN_ENOMEM;
+	qp->sq.cap = cap;
+	struct srn_swqe *w0 = &qp->sq.ring[0];
+	w0->sge = srn_mem_calloc(dev, (size_t)cap * nsge, sizeof(*w0->sge));
+	w0->host = srn_mem_calloc(dev, (size_t)cap * nsge, sizeof(*w0->host));
+	w0->inl = srn_mem_calloc(dev, (size_t)cap * ninl, 1);
+	if (!w0->sge || !w0->host || !w0->inl)
+		return SRN_ENOMEM;
+	for (uint32_t i = 1; i < cap; i++) {
+		qp->sq.ring[i].sge = w0->sge + (size_t)i * nsge;
+		qp->sq.ring[i].host = w0->host + (size_t)i * nsge;
+		qp->sq.ring[i].inl = w0->inl + (size_t)i * ninl;
+	}
+	return SRN_OK;
+}
+
+/* the responder: messages in progress, saved READ/ATOMIC results, responses */
+static int alloc_resp(struct srn_dev *dev, struct srn_respctx *rc)
+{
+	uint32_t max_sge = dev->cfg.max_sge;
+	rc->msgs = srn_mem_calloc(dev, RESP_MSGS, sizeof(*rc->msgs));
+	if (!rc->msgs)
+		return SRN_ENOMEM;
+	rc->nmsgs = RESP_MSGS;
+	struct srn_sge *sge = srn_mem_calloc(dev, (size_t)RESP_MSGS * max_sge, sizeof(*sge));
+	if (!sge)
+		return SRN_ENOMEM;
+	for (uint32_t i = 0; i < RESP_MSGS; i++)
+		rc->msgs[i].wqe.sge = sge + (size_t)i * max_sge;
+	rc->res_cap = dev->cfg.max_rd_atomic;
+	rc->res = srn_mem_calloc(dev, rc->res_cap, sizeof(*rc->res));
+	if (!rc->res)
+		return SRN_ENOMEM;
+	return srn_rspq_alloc(dev, &rc->out, 2 * dev->cfg.max_rd_atomic + 64);
+}
+
+static int check_init(const struct srn_dev *dev, const struct srn_qp_init *init,
+		      const struct srn_transport_ops *ops)
+{
+	if (!ops || !init->send_cq || !init->recv_cq)
 		return SRN_EINVAL;
-	if (init->type != SRN_QPT_RC && init->type != SRN_QPT_UC && init->type != SRN_QPT_UD)
-		return SRN_EINVAL;
-	if (init->type == SRN_QPT_UC && init->srq)
+	if (init->srq && !ops->srq_ok)
 		return SRN_EINVAL;
 	const struct srn_dev_cfg *cfg = &dev->cfg;
 	if (init->max_send_wr > cfg->max_qp_wr || init->max_recv_wr > cfg->max_qp_wr ||
 	    init->max_send_sge > cfg->max_sge || init->max_recv_sge > cfg->max_sge ||
 	    init->max_inline_data > cfg->max_inline)
 		return SRN_ERANGE;
-	/* find a QPN: round robin from the cursor, skipping slots in time-wait */
-	uint32_t slot = UINT32_MAX;
-	for (uint32_t i = 0; i < cfg->max_qp; i++) {
-		uint32_t s = (dev->qpn_cursor + i) % cfg->max_qp;
-		if (dev->qpt[s])
-			continue;
-		if (dev->qpn_used[s] && dev->now < dev->qpn_free_at[s])
-			continue;
-		slot = s;
-		break;
-	}
+	return SRN_OK;
+}
+
+/* the attributes of a new QP in RESET */
+static void init_attr(struct srn_qp *qp)
+{
+	bool fixed_mtu = !qp->ops->connected;          /* UD: the largest */
+	qp->attr.qp_state = SRN_QPS_RESET;
+	qp->attr.path_mtu = fixed_mtu ? 5 : 3;
+	qp->mtu = fixed_mtu ? SRN_UD_MTU : srn_mtu_bytes(qp->attr.path_mtu);
+	qp->attr.max_rd_atomic = 1;
+	qp->attr.max_dest_rd_atomic = 1;
+	qp->attr.port_num = 1;
+	qp->attr.max_send_wr = qp->sq.cap;
+	qp->attr.max_recv_wr = qp->init.srq ? 0 : qp->rq.cap;
+	qp->attr.max_send_sge = qp->init.max_send_sge;
+	qp->attr.max_recv_sge = qp->init.max_recv_sge;
+	qp->attr.max_inline_data = qp->init.max_inline_data;
+}
+
+int srn_qp_new(struct srn_dev *dev, const struct srn_qp_init *init, struct srn_qp **out)
+{
+	if (!dev || !init || !out)
+		return SRN_EINVAL;
+	const struct srn_transport_ops *ops = transport_of(init->type);
+	int rc = check_init(dev, init, ops);
+	if (rc)
+		return rc;
+	uint32_t slot = srn_qptab_find_slot(dev);
 	if (slot == UINT32_MAX)
 		return SRN_ENOMEM;
 	struct srn_qp *qp = srn_mem_calloc(dev, 1, sizeof(*qp));
 	if (!qp)
 		return SRN_ENOMEM;
 	qp->dev = dev;
+	qp->ops = ops;
 	qp->init = *init;
-	qp->sq_cap = init->max_send_wr ? init->max_send_wr : 1;
-	uint32_t nsge = init->max_send_sge ? init->max_send_sge : 1;
-	uint32_t ninl = init->max_inline_data;
-	qp->sq = srn_mem_calloc(dev, qp->sq_cap, sizeof(*qp->sq));
-	struct srn_sge *sges = srn_mem_calloc(dev, (size_t)qp->sq_cap * nsge, sizeof(*sges));
-	uint8_t **host = srn_mem_calloc(dev, (size_t)qp->sq_cap * nsge, sizeof(*host));
-	uint8_t *inl = srn_mem_calloc(dev, (size_t)qp->sq_cap * (ninl ? ninl : 1), 1);
-	if (qp->sq) {
-		qp->sq[0].sge = sges;
-		qp->sq[0].host = host;
-		qp->sq[0].inl = inl;
-	} else {
-		srn_mem_free(dev, sges);
-		srn_mem_free(dev, host);
-		srn_mem_free(dev, inl);
-	}
-	int rc = SRN_OK;
-	if (!qp->sq || !sges || !host || !inl)
-		rc = SRN_ENOMEM;
-	if (rc == SRN_OK) {
-		for (uint32_t i = 0; i < qp->sq_cap; i++) {
-			qp->sq[i].sge = &sges[(size_t)i * nsge];
-			qp->sq[i].host = &host[(size_t)i * nsge];
-			qp->sq[i].inl = &inl[(size_t)i * (ninl ? ninl : 1)];
-		}
-		if (!init->srq)
-			rc = srn_rq_alloc(dev, &qp->rq, init->max_recv_wr ? init->max_recv_wr : 1,
-					  init->max_recv_sge);
-	}
-	if (rc == SRN_OK) {
-		qp->resp.wqe.sge = srn_mem_calloc(dev, cfg->max_sge, sizeof(struct srn_sge));
-		qp->resp.res_cap = cfg->max_rd_atomic;
-		qp->resp.res = srn_mem_calloc(dev, qp->resp.res_cap, sizeof(struct srn_res));
-		qp->resp.q_cap = 2 * cfg->max_rd_atomic + 64;
-		qp->resp.q = srn_mem_calloc(dev, qp->resp.q_cap, sizeof(struct srn_rsp));
-		if (!qp->resp.wqe.sge || !qp->resp.res || !qp->resp.q)
-			rc = SRN_ENOMEM;
-	}
+	qp->req.qp = qp;
+	qp->resp.qp = qp;
+	rc = alloc_sq(dev, qp, init);
+	if (rc == SRN_OK && !init->srq)
+		rc = srn_rq_alloc(dev, &qp->rq, init->max_recv_wr ? init->max_recv_wr : 1,
+				  init->max_recv_sge);
+	if (rc == SRN_OK)
+		rc = alloc_resp(dev, &qp->resp);
 	if (rc != SRN_OK) {
-		/* qp_free expects sq[0] to own the blocks */
-		if (qp->sq) {
-			qp->sq[0].sge = sges;
-			qp->sq[0].host = host;
-			qp->sq[0].inl = inl;
-		}
 		qp_free(dev, qp);
 		return rc;
 	}
-	qp->slot = slot;
-	qp->qpn = slot + 2;
-	dev->qpt[slot] = qp;
-	dev->qpn_used[slot] = true;
-	dev->qpn_cursor = (slot + 1) % cfg->max_qp;
+	srn_qptab_insert(dev, qp, slot);
 	srn_list_init(&qp->ready);
 	srn_list_add_tail(&dev->qps, &qp->node);
-	srn_timer_init(&qp->req.rto, qp, SRN_TIMER_RTO);
-	srn_timer_init(&qp->req.rnr, qp, SRN_TIMER_RNR);
-	srn_timer_init(&qp->ack_timer, qp, SRN_TIMER_ACK);
+	srn_timer_init(&qp->req.rto, srn_req_rto_fn, &qp->req);
+	srn_timer_init(&qp->req.rnr, srn_req_rnr_fn, &qp->req);
+	srn_timer_init(&qp->resp.ack_timer, srn_sched_timer_fn, qp);
 	srn_cong_qp_init(qp, dev->now);
-	qp->attr.qp_state = SRN_QPS_RESET;
-	qp->attr.path_mtu = init->type == SRN_QPT_UD ? 5 : 3;
-	qp->mtu = init->type == SRN_QPT_UD ? SRN_UD_MTU : srn_mtu_bytes(qp->attr.path_mtu);
-	qp->attr.max_rd_atomic = 1;
-	qp->attr.max_dest_rd_atomic = 1;
-	qp->attr.port_num = 1;
-	qp->attr.max_send_wr = qp->sq_cap;
-	qp->attr.max_recv_wr = init->srq ? 0 : qp->rq.cap;
-	qp->attr.max_send_sge = init->max_send_sge;
-	qp->attr.max_recv_sge = init->max_recv_sge;
-	qp->attr.max_inline_data = init->max_inline_data;
+	init_attr(qp);
 	init->send_cq->refcnt++;
 	init->recv_cq->refcnt++;
 	if (init->srq)
@@ -345,14 +204,11 @@ int srn_qp_del(struct srn_qp *qp, srn_ts now)
 		return SRN_EINVAL;
 	struct srn_dev *dev = qp->dev;
 	srn_dev_tick(dev, now);
-	srn_timer_cancel(dev, &qp->req.rto);
-	srn_timer_cancel(dev, &qp->req.rnr);
-	srn_timer_cancel(dev, &qp->ack_timer);
+	cancel_timers(qp);
 	srn_cong_qp_del(qp);
 	srn_qp_unsched(qp);
 	srn_list_del(&qp->node);
-	dev->qpt[qp->slot] = NULL;
-	dev->qpn_free_at[qp->slot] = dev->now + dev->cfg.qpn_timewait;   /* PSN-19 */
+	srn_qptab_remove(dev, qp);
 	qp->init.send_cq->refcnt--;
 	qp->init.recv_cq->refcnt--;
 	if (qp->init.srq)
@@ -391,22 +247,9 @@ static bool transition_ok(enum srn_qp_state from, enum srn_qp_state to)
 	return false;
 }
 
-int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask, srn_ts now)
+/* every value range, before anything changes */
+static int check_attr(const struct srn_dev *dev, const struct srn_qp_attr *a, uint32_t mask)
 {
-	if (!qp || !a)
-		return SRN_EINVAL;
-	struct srn_dev *dev = qp->dev;
-	srn_dev_tick(dev, now);
-	enum srn_qp_state cur = qp->attr.qp_state;
-	enum srn_qp_state to = (mask & SRN_QP_STATE) ? a->qp_state : cur;
-	if ((unsigned)to > SRN_QPS_ERR)
-		return SRN_EINVAL;
-	if ((mask & SRN_QP_CUR_STATE) && a->cur_qp_state != cur &&
-	    !(cur == SRN_QPS_SQE || a->cur_qp_state == SRN_QPS_SQE))
-		return SRN_ESTATE;
-	if ((mask & SRN_QP_STATE) && !transition_ok(cur, to))
-		return SRN_ESTATE;
-	/* validate everything before changing anything */
 	if ((mask & SRN_QP_PATH_MTU) && (a->path_mtu < 1 || a->path_mtu > 5))
 		return SRN_ERANGE;
 	if ((mask & SRN_QP_TIMEOUT) && a->timeout > 31)
@@ -427,16 +270,18 @@ int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask,
 		return SRN_ERANGE;
 	if ((mask & SRN_QP_DEST_QPN) && a->dest_qp_num > SRN_QPN_MASK)
 		return SRN_ERANGE;
+	return SRN_OK;
+}
 
-	if (to == SRN_QPS_RESET) {
-		qp_reset(qp);
-		qp->attr.qp_state = SRN_QPS_RESET;
-		return SRN_OK;
-	}
-	if (to == SRN_QPS_ERR) {
-		srn_qp_to_err(qp);
-		return SRN_OK;
-	}
+/* the other end: the address vector and QPN of both contexts */
+static void set_peer(struct srn_qp *qp)
+{
+	qp->req.peer.qpn = qp->resp.peer.qpn = qp->attr.dest_qp_num;
+	qp->req.peer.ah = qp->resp.peer.ah = qp->attr.ah;
+}
+
+static void apply_attr(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask)
+{
 	struct srn_qp_attr *q = &qp->attr;
 	if (mask & SRN_QP_ACCESS_FLAGS)
 		q->qp_access_flags = a->qp_access_flags;
@@ -448,7 +293,7 @@ int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask,
 		q->qkey = a->qkey;
 	if (mask & SRN_QP_AV)
 		q->ah = a->ah;
-	if ((mask & SRN_QP_PATH_MTU) && qp->init.type != SRN_QPT_UD) {
+	if ((mask & SRN_QP_PATH_MTU) && qp->ops->connected) {
 		q->path_mtu = a->path_mtu;
 		qp->mtu = srn_mtu_bytes(a->path_mtu);
 	}
@@ -472,31 +317,69 @@ int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask,
 		q->dest_qp_num = a->dest_qp_num;
 	if (mask & SRN_QP_EN_SQD_ASYNC_NOTIFY)
 		q->en_sqd_async_notify = a->en_sqd_async_notify;
-	/* PSN-06: the expected PSN is only set on the way to RTR */
+	if (mask & (SRN_QP_AV | SRN_QP_DEST_QPN))
+		set_peer(qp);
+}
+
+/* PSN-06: the expected PSN is only set on the way to RTR; PSN-02: the start
+ * PSN on the way to RTS (or in SQD) */
+static void apply_psns(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask,
+		       enum srn_qp_state cur, enum srn_qp_state to)
+{
+	struct srn_reqctx *rq = &qp->req;
 	if ((mask & SRN_QP_RQ_PSN) && to == SRN_QPS_RTR && cur == SRN_QPS_INIT) {
-		q->rq_psn = a->rq_psn;
+		qp->attr.rq_psn = a->rq_psn;
 		qp->resp.epsn = a->rq_psn;
 		qp->resp.last_psn = srn_psn_add(a->rq_psn, SRN_PSN_MASK);
 	}
-	/* PSN-02: the start PSN is set on the way to RTS (or in SQD) */
 	if ((mask & SRN_QP_SQ_PSN) && to == SRN_QPS_RTS && (cur == SRN_QPS_RTR || cur == SRN_QPS_SQD) &&
-	    qp->sq_head == qp->sq_cur && qp->req.pkt == 0) {
-		q->sq_psn = a->sq_psn;
-		qp->req.psn = qp->req.max_psn = qp->comp.psn = a->sq_psn;
+	    qp->sq.head == rq->cur && rq->pkt == 0) {
+		qp->attr.sq_psn = a->sq_psn;
+		rq->psn = rq->max_psn = rq->comp.psn = a->sq_psn;
 	}
 	if (to == SRN_QPS_RTS && cur == SRN_QPS_RTR) {
-		qp->req.retry_left = q->retry_cnt;
-		qp->req.rnr_left = q->rnr_retry;
-		qp->req.state = SRN_REQ_ST_IDLE;
+		rq->retry_left = qp->attr.retry_cnt;
+		rq->rnr_left = qp->attr.rnr_retry;
+		rq->state = SRN_REQ_ST_IDLE;
 	}
-	q->qp_state = to;
+}
+
+int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask, srn_ts now)
+{
+	if (!qp || !a)
+		return SRN_EINVAL;
+	srn_dev_tick(qp->dev, now);
+	enum srn_qp_state cur = qp->attr.qp_state;
+	enum srn_qp_state to = (mask & SRN_QP_STATE) ? a->qp_state : cur;
+	if ((unsigned)to > SRN_QPS_ERR)
+		return SRN_EINVAL;
+	if ((mask & SRN_QP_CUR_STATE) && a->cur_qp_state != cur &&
+	    !(cur == SRN_QPS_SQE || a->cur_qp_state == SRN_QPS_SQE))
+		return SRN_ESTATE;
+	if ((mask & SRN_QP_STATE) && !transition_ok(cur, to))
+		return SRN_ESTATE;
+	int rc = check_attr(qp->dev, a, mask);
+	if (rc)
+		return rc;
+	if (to == SRN_QPS_RESET) {
+		qp_reset(qp);
+		qp->attr.qp_state = SRN_QPS_RESET;
+		return SRN_OK;
+	}
+	if (to == SRN_QPS_ERR) {
+		srn_qp_to_err(qp);
+		return SRN_OK;
+	}
+	apply_attr(qp, a, mask);
+	apply_psns(qp, a, mask, cur, to);
+	qp->attr.qp_state = to;
 	if (to == SRN_QPS_SQD && cur != SRN_QPS_SQD) {
-		q->sq_draining = true;
+		qp->attr.sq_draining = true;
 		qp->req.drain_notified = false;
 		srn_qp_check_drained(qp);
 	}
 	if (to == SRN_QPS_RTS)
-		q->sq_draining = false;
+		qp->attr.sq_draining = false;
 	srn_qp_sched(qp);
 	return SRN_OK;
 }
@@ -504,33 +387,10 @@ int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask,
 /* ------------------------------------------------------------------------ */
 /* doorbells */
 
-static bool opcode_ok(enum srn_qp_type t, uint8_t op)
+static int check_send_wr(const struct srn_qp *qp, const struct srn_send_wr *wr, uint64_t *len_out)
 {
-	switch (op) {
-	case SRN_WR_SEND:
-	case SRN_WR_SEND_WITH_IMM:
-		return true;
-	case SRN_WR_RDMA_WRITE:
-	case SRN_WR_RDMA_WRITE_WITH_IMM:
-		return t == SRN_QPT_RC || t == SRN_QPT_UC;
-	case SRN_WR_RDMA_READ:
-	case SRN_WR_ATOMIC_CMP_AND_SWP:
-	case SRN_WR_ATOMIC_FETCH_AND_ADD:
-	case SRN_WR_SEND_WITH_INV:
-		return t == SRN_QPT_RC;
-	}
-	return false;
-}
-
-int srn_qp_post_send(struct srn_qp *qp, const struct srn_send_wr *wr, srn_ts now)
-{
-	if (!qp || !wr)
-		return SRN_EINVAL;
-	srn_dev_tick(qp->dev, now);
-	enum srn_qp_state st = qp->attr.qp_state;
-	if (st == SRN_QPS_RESET || st == SRN_QPS_INIT || st == SRN_QPS_RTR)
-		return SRN_ESTATE;
-	if (!opcode_ok(qp->init.type, wr->opcode))
+	const struct srn_transport_ops *ops = qp->ops;
+	if (wr->opcode >= 32 || !(ops->wr_ops & (1u << wr->opcode)))
 		return SRN_EINVAL;
 	if (wr->num_sge > qp->init.max_send_sge || (wr->num_sge && !wr->sg_list))
 		return SRN_EINVAL;
@@ -539,21 +399,24 @@ int srn_qp_post_send(struct srn_qp *qp, const struct srn_send_wr *wr, srn_ts now
 		len += wr->sg_list[i].length;
 	if (len > (1ull << 31))
 		return SRN_EINVAL;
-	bool is_atomic = wr->opcode == SRN_WR_ATOMIC_CMP_AND_SWP || wr->opcode == SRN_WR_ATOMIC_FETCH_AND_ADD;
-	if (is_atomic && (wr->num_sge != 1 || len != 8))
+	bool atomic = wr->opcode == SRN_WR_ATOMIC_CMP_AND_SWP || wr->opcode == SRN_WR_ATOMIC_FETCH_AND_ADD;
+	if (atomic && (wr->num_sge != 1 || len != 8))
 		return SRN_EINVAL;
-	bool inl = (wr->send_flags & SRN_SEND_INLINE) && !is_atomic && wr->opcode != SRN_WR_RDMA_READ;
+	bool inl = (wr->send_flags & SRN_SEND_INLINE) && !atomic && wr->opcode != SRN_WR_RDMA_READ;
 	if (inl && len > qp->init.max_inline_data)
 		return SRN_EINVAL;
-	if (qp->init.type == SRN_QPT_UD) {
-		if (!wr->ah)
-			return SRN_EINVAL;
-		if (len > SRN_UD_MTU)
-			return SRN_EINVAL;
-	}
-	if (qp->sq_n == qp->sq_cap)
-		return SRN_ENOMEM;
-	struct srn_swqe *w = srn_sq_at(qp, qp->sq_tail);
+	if (ops->per_wr_address && !wr->ah)
+		return SRN_EINVAL;
+	if (ops->max_msg && len > ops->max_msg)
+		return SRN_EINVAL;
+	*len_out = len;
+	return SRN_OK;
+}
+
+/* copy the WR into the WQE at the tail (inline data copied now) */
+static struct srn_swqe *sq_fill(struct srn_qp *qp, const struct srn_send_wr *wr, uint64_t len)
+{
+	struct srn_swqe *w = srn_sq_at(&qp->sq, qp->sq.tail);
 	struct srn_sge *sge = w->sge;
 	uint8_t **host = w->host;
 	uint8_t *ibuf = w->inl;
@@ -567,7 +430,8 @@ int srn_qp_post_send(struct srn_qp *qp, const struct srn_send_wr *wr, srn_ts now
 	if (wr->ah)
 		w->ah = *wr->ah;
 	w->length = (uint32_t)len;
-	if (inl) {
+	bool atomic = wr->opcode == SRN_WR_ATOMIC_CMP_AND_SWP || wr->opcode == SRN_WR_ATOMIC_FETCH_AND_ADD;
+	if ((wr->send_flags & SRN_SEND_INLINE) && !atomic && wr->opcode != SRN_WR_RDMA_READ) {
 		uint32_t off = 0;
 		for (uint32_t i = 0; i < wr->num_sge; i++) {
 			if (wr->sg_list[i].length)
@@ -582,13 +446,31 @@ int srn_qp_post_send(struct srn_qp *qp, const struct srn_send_wr *wr, srn_ts now
 			sge[i] = wr->sg_list[i];
 	}
 	w->state = SRN_WQE_POSTED;
-	qp->sq_tail++;
-	qp->sq_n++;
+	return w;
+}
+
+int srn_qp_post_send(struct srn_qp *qp, const struct srn_send_wr *wr, srn_ts now)
+{
+	if (!qp || !wr)
+		return SRN_EINVAL;
+	srn_dev_tick(qp->dev, now);
+	enum srn_qp_state st = qp->attr.qp_state;
+	if (st == SRN_QPS_RESET || st == SRN_QPS_INIT || st == SRN_QPS_RTR)
+		return SRN_ESTATE;
+	uint64_t len = 0;
+	int rc = check_send_wr(qp, wr, &len);
+	if (rc)
+		return rc;
+	if (qp->sq.n == qp->sq.cap)
+		return SRN_ENOMEM;
+	struct srn_swqe *w = sq_fill(qp, wr, len);
+	qp->sq.tail++;
+	qp->sq.n++;
 	if (st == SRN_QPS_ERR || st == SRN_QPS_SQE) {
 		/* posted in ERR: completes at once with WR_FLUSH_ERR */
-		srn_qp_send_cqe(qp, w, SRN_WC_WR_FLUSH_ERR, true);
-		qp->sq_head = qp->sq_cur = qp->sq_tail;
-		qp->sq_n--;
+		srn_cqe_send(qp, w, SRN_WC_WR_FLUSH_ERR, true);
+		qp->sq.head = qp->req.cur = qp->sq.tail;
+		qp->sq.n--;
 		return SRN_OK;
 	}
 	srn_qp_sched(qp);
@@ -609,10 +491,10 @@ int srn_qp_post_recv(struct srn_qp *qp, const struct srn_recv_wr *wr)
 	if (rc)
 		return rc;
 	if (qp->attr.qp_state == SRN_QPS_ERR) {
-		struct srn_rwqe w = qp->rq.ring[qp->rq.head];
+		uint64_t wr_id = qp->rq.ring[qp->rq.head].wr_id;
 		qp->rq.head = (qp->rq.head + 1) % qp->rq.cap;
 		qp->rq.n--;
-		recv_flush_cqe(qp, w.wr_id);
+		srn_cqe_recv_flush(qp, wr_id);
 	}
 	return SRN_OK;
 }

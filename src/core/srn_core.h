@@ -144,23 +144,9 @@ enum srn_async_type {   /* IBV_EVENT_* */
 	SRN_EV_SRQ_LIMIT_REACHED = 15, SRN_EV_QP_LAST_WQE_REACHED = 16,
 };
 
-/* ------------------------------------------------------------------------ */
-/* Packet metadata exchanged with the driver (what the IP/UDP headers say).  */
-struct srn_pkt_meta {
-	uint8_t  src_gid[16];   /* IPv4-mapped (::ffff:a.b.c.d) */
-	uint8_t  dst_gid[16];
-	uint16_t sport;         /* UDP source port (host order) */
-	uint16_t dport;         /* UDP destination port: 4791 */
-	uint8_t  ecn;           /* IP ECN bits: 0 not-ECT, 1 ECT(1), 2 ECT(0), 3 CE */
-	uint8_t  dscp;
-	uint8_t  ttl;           /* hop limit */
-	uint16_t ip_id;         /* IPv4 identification (0 for DF datagrams) */
-	/* received: ip_id is the real header's (the fabric backend). Else it
-	 * is a hint (a GSO segment's index) and the ICRC check also accepts
-	 * the other IDs a GSO send gives (0..SRN_GSO_ID_SPAN-1). */
-	bool     ip_id_exact;
-};
-#define SRN_GSO_ID_SPAN 64      /* the kernel's UDP_MAX_SEGMENTS */
+/* Packet metadata exchanged with the driver: struct srn_pkt_meta (L3
+ * addresses, ECN/DSCP/TTL and the opaque L4 token) is the wire module's
+ * (srn_wire.h), since only the RoCEv2 encapsulation interprets it. */
 
 /* ------------------------------------------------------------------------ */
 /* Device                                                                     */
@@ -175,8 +161,11 @@ struct srn_mr;
 
 struct srn_dev_cfg {
 	uint8_t  gid[16];             /* this device's RoCEv2 GID (IPv4-mapped) */
-	const uint16_t *sports;       /* UDP source ports the driver can send from */
-	uint32_t n_sports;            /*   (core picks one per flow: W-02) */
+	/* L4 tokens (for RoCEv2: UDP source ports) the port can send from; the
+	 * core picks one per flow by hash (W-02) and copies it into meta.l4.
+	 * None: srn_roce_l4_default. */
+	const struct srn_l4 *l4;
+	uint32_t n_l4;
 	uint32_t max_qp;              /* QP table size (QPN space 2..max_qp+1 + time-wait) */
 	uint32_t max_mr;
 	uint32_t max_qp_wr;           /* per-queue limit for max_send_wr/max_recv_wr */

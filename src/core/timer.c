@@ -1,18 +1,21 @@
 /*
- * timer.c - per-QP deadlines in one binary min-heap per device.
+ * timer.c - deadlines in one binary min-heap per device.
  *
- * Each QP embeds its timers (struct srn_timer); arming, re-arming and
- * cancelling are O(log n) and never allocate (the heap array is sized at
- * device creation: max_qp * SRN_TIMER_KINDS).
+ * A timer is embedded in its owner (a QP's requester, responder, pacer) and
+ * carries the owner's callback: the heap knows nothing of what a timer
+ * means. Arming, re-arming and cancelling are O(log n) and never allocate
+ * (the heap array is sized at device creation for SRN_QP_TIMERS per QP).
+ * srn_timer_run disarms each due timer before calling its callback, so a
+ * callback may re-arm it.
  */
 #include "core_int.h"
 
-void srn_timer_init(struct srn_timer *t, struct srn_qp *qp, uint8_t kind)
+void srn_timer_init(struct srn_timer *t, srn_timer_fn fn, void *owner)
 {
 	t->deadline = SRN_TS_NEVER;
 	t->idx = UINT32_MAX;
-	t->kind = kind;
-	t->qp = qp;
+	t->fn = fn;
+	t->owner = owner;
 }
 
 static void heap_swap(struct srn_theap *hp, uint32_t a, uint32_t b)
@@ -50,21 +53,20 @@ static void sift_down(struct srn_theap *hp, uint32_t i)
 	}
 }
 
-void srn_timer_set(struct srn_dev *dev, struct srn_timer *t, srn_ts deadline)
+bool srn_timer_set(struct srn_theap *hp, struct srn_timer *t, srn_ts deadline)
 {
-	struct srn_theap *hp = &dev->timers;
 	if (deadline == SRN_TS_NEVER) {
-		srn_timer_cancel(dev, t);
-		return;
+		srn_timer_cancel(hp, t);
+		return true;
 	}
 	if (t->idx == UINT32_MAX) {
 		if (hp->n == hp->cap)
-			return; /* cannot happen: cap = max_qp * kinds */
+			return false;
 		t->idx = hp->n++;
 		hp->h[t->idx] = t;
 		t->deadline = deadline;
 		sift_up(hp, t->idx);
-		return;
+		return true;
 	}
 	srn_ts old = t->deadline;
 	t->deadline = deadline;
@@ -72,11 +74,11 @@ void srn_timer_set(struct srn_dev *dev, struct srn_timer *t, srn_ts deadline)
 		sift_up(hp, t->idx);
 	else
 		sift_down(hp, t->idx);
+	return true;
 }
 
-void srn_timer_cancel(struct srn_dev *dev, struct srn_timer *t)
+void srn_timer_cancel(struct srn_theap *hp, struct srn_timer *t)
 {
-	struct srn_theap *hp = &dev->timers;
 	if (t->idx == UINT32_MAX)
 		return;
 	uint32_t i = t->idx;
@@ -89,4 +91,19 @@ void srn_timer_cancel(struct srn_dev *dev, struct srn_timer *t)
 	}
 	t->idx = UINT32_MAX;
 	t->deadline = SRN_TS_NEVER;
+}
+
+srn_ts srn_timer_next(const struct srn_theap *hp)
+{
+	return hp->n ? hp->h[0]->deadline : SRN_TS_NEVER;
+}
+
+void srn_timer_run(struct srn_theap *hp, srn_ts now)
+{
+	while (hp->n && hp->h[0]->deadline <= now) {
+		struct srn_timer *t = hp->h[0];
+		srn_timer_cancel(hp, t);
+		if (t->fn)
+			t->fn(t, now);
+	}
 }

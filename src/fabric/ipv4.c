@@ -1,24 +1,12 @@
 /*
  * ipv4.c - the few IPv4 operations a switch needs on whole packets:
- * validation, the header checksum, ECN CE marking, and where the UDP
- * payload is (for corruption). Fields are read with the big-endian helpers
+ * validation, ECN CE marking (the checksum is src/wire/ipv4.c's, the
+ * project's one), and where the UDP payload is (for corruption). Fields are read with the big-endian helpers
  * of src/wire, never with struct overlays.
  */
 #include <stdio.h>
 
 #include "fabric_int.h"
-
-uint16_t srn_fabric_ipv4_csum(const uint8_t *hdr, size_t len)
-{
-	uint32_t sum = 0;
-	for (size_t i = 0; i + 1 < len; i += 2)
-		sum += srn_get16(hdr + i);
-	if (len & 1)
-		sum += (uint32_t)hdr[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
 
 bool srn_fabric_ipv4_valid(const uint8_t *pkt, size_t len)
 {
@@ -27,7 +15,7 @@ bool srn_fabric_ipv4_valid(const uint8_t *pkt, size_t len)
 	uint32_t ihl = srn_fabric_ipv4_ihl(pkt);
 	if (ihl < 20 || ihl > len || srn_get16(pkt + 2) != len)
 		return false;
-	return srn_fabric_ipv4_csum(pkt, ihl) == 0;
+	return srn_ipv4_csum(pkt, ihl) == 0;
 }
 
 void srn_fabric_ipv4_mark_ce(uint8_t *pkt)
@@ -35,7 +23,7 @@ void srn_fabric_ipv4_mark_ce(uint8_t *pkt)
 	uint32_t ihl = srn_fabric_ipv4_ihl(pkt);
 	pkt[1] |= 3u;
 	srn_put16(pkt + 10, 0);
-	srn_put16(pkt + 10, srn_fabric_ipv4_csum(pkt, ihl));
+	srn_put16(pkt + 10, srn_ipv4_csum(pkt, ihl));
 }
 
 bool srn_fabric_ipv4_udp_payload(const uint8_t *pkt, size_t len, uint32_t *off,

@@ -219,9 +219,7 @@ uint32_t srn_fabric_slots_used(const struct srn_fabric *fab);
 
 /* ------------------------------------------------------------------------ */
 /* IPv4 helpers (whole packets).                                              */
-/* Header checksum of hdr[0..len) (the checksum field itself included, so a
- * valid header sums to 0). */
-uint16_t srn_fabric_ipv4_csum(const uint8_t *hdr, size_t len);
+/* (the header checksum is srn_ipv4_csum of src/wire) */
 /* true if pkt[0..len) is an IPv4 packet the switch forwards: version 4,
  * IHL >= 5, total length == len, valid header checksum. */
 bool srn_fabric_ipv4_valid(const uint8_t *pkt, size_t len);

@@ -2,7 +2,7 @@
  * pcap.c - packet capture of a runtime device (SOFTRNIC_PCAP / devcfg.pcap_path).
  *
  * The kernel adds the IP and UDP headers, so the capture synthesises them
- * exactly as the kernel sends them (ipv4.c: IPv4, IHL 5, TOS = DSCP|ECN of
+ * exactly as the kernel sends them (src/wire/ipv4.c: IPv4, IHL 5, TOS = DSCP|ECN of
  * the packet, DF set, identification 0 - see udp.c -, TTL, protocol UDP, a
  * correct header checksum; UDP ports and length with a zero checksum, which
  * RoCEv2 allows) behind an Ethernet header with locally administered MACs
@@ -45,23 +45,10 @@ size_t srn_rt_pcap_frame(uint8_t *out, size_t cap, const struct srn_ip_info *ip,
 	srn_rt_pcap_mac(eth, ip->dst + 12);
 	srn_rt_pcap_mac(eth + 6, ip->src + 12);
 	srn_put16(eth + 12, 0x0800);
-	/* IPv4 + UDP exactly as the kernel sends them (ipv4.c) */
-	srn_rt_ipv4_udp_write(out + 14, SRN_RT_IPUDP_HDR, ip, len);
+	/* IPv4 + UDP exactly as the kernel sends them (src/wire/ipv4.c) */
+	srn_ipv4_udp_write(out + 14, SRN_RT_IPUDP_HDR, ip, len);
 	memcpy(out + SRN_RT_FRAME_HDR, pkt, len);
 	return total;
-}
-
-void srn_rt_ipinfo_from_meta(struct srn_ip_info *ip, const struct srn_pkt_meta *m)
-{
-	memset(ip, 0, sizeof *ip);
-	memcpy(ip->src, m->src_gid, 16);
-	memcpy(ip->dst, m->dst_gid, 16);
-	ip->ip_id = m->ip_id;
-	ip->df = true;
-	ip->sport = m->sport;
-	ip->dport = m->dport;
-	ip->ttl = m->ttl ? m->ttl : 64;
-	ip->tos = (uint8_t)(((m->dscp & 0x3f) << 2) | (m->ecn & 3));
 }
 
 struct srn_rt_pcap *srn_rt_pcap_open(const char *path)

@@ -2,14 +2,23 @@
  * rt_internal.h - internals of the real-time runtime shared between its
  * files (and its unit tests). Not part of the verbs-facing interface.
  *
- *   config.c     srn_rt_config_load, parsing helpers, GUID derivation
- *   clock.c      monotonic / realtime clocks
- *   udp.c        sockets, batched receive (recvmmsg) and send (sendmmsg);
- *                the fabric backend (whole IPv4 packets to `softrnic fabric`)
- *   ipv4.c       the IPv4+UDP header as the kernel writes it, and its parser
- *   pcap.c       capture: Ethernet+IPv4+UDP frame synthesis, libpcap dump
- *   stats_shm.c  live counters in /dev/shm (writer side; reader in srn_rt_stats.h)
- *   rt_dev.c     device registry, lock/unlock/progress, progress thread
+ *   config.c      srn_rt_config_load, parsing helpers, GUID derivation
+ *   clock.c       monotonic / realtime clocks
+ *   port_udp.c    the datagram port: UDP sockets, recvmmsg / sendmmsg batches,
+ *                 UDP GSO/GRO
+ *   port_fabric.c the fabric port: whole IPv4 packets to/from `softrnic fabric`
+ *   ipv4.c        the fabric attachment's HELLO and packet parser
+ *   pcap.c        capture: Ethernet+IPv4+UDP frame synthesis, libpcap dump
+ *   stats_shm.c   live counters in /dev/shm (writer side; reader in srn_rt_stats.h)
+ *   rt_service.c  a service pass: port -> core -> port, events, counters
+ *   rt_lock.c     the device lock and the doorbell / progress policy
+ *   rt_thread.c   the progress thread
+ *   rt_dev.c      device creation and the per-process registry
+ *
+ * The I/O under a device is a port (struct srn_rt_port): a table of ops
+ * (receive a batch into a sink, route and flush the transmit batch) over
+ * its sockets. Today's ports carry datagrams (UDP, the fabric); a
+ * packet or stream port (iWARP's TCP) is another ops table.
  */
 #ifndef SRN_RT_INTERNAL_H
 #define SRN_RT_INTERNAL_H
@@ -24,27 +33,28 @@
 #include "srn_rt_stats.h"
 
 /* ---- config.c -------------------------------------------------------- */
-/* Parse "name=ip[,name=ip...]" into out[]; returns count or -1 (message to
- * stderr, prefixed by `what`). Exposed for the unit tests. */
-int srn_rt_config_parse_list(const char *s, const char *what,
-			     struct srn_rt_devcfg *out, int max);
 /* Parse a config file text ("device NAME IP" lines, '#' comments). */
 int srn_rt_config_parse_text(const char *text, const char *what,
 			     struct srn_rt_devcfg *out, int max);
-/* Parse SOFTRNIC_FABRIC's "A.B.C.D:PORT"; 0, or -1 with a message on stderr
- * prefixed by `what`. */
-int srn_rt_config_parse_fabric(const char *s, const char *what, struct sockaddr_in *sa);
 uint64_t srn_rt_guid_derive(const char *name, struct in_addr ip);
-void srn_rt_gid_from_ip(uint8_t gid[16], struct in_addr ip);
 
-/* ---- clock.c --------------------------------------------------------- */
-uint64_t srn_rt_realtime_ns(void);
+/* ---- the runtime's own counters (published after the core's) ---------- */
+#define SRN_RT_COUNTERS(X) X(RX_BATCHES) X(TX_BATCHES) X(RX_TRUNC) X(RX_ERRORS) \
+	X(TX_ERRORS) X(TX_NO_SOCKET) X(WAKEUPS) X(KICKS) \
+	X(RX_BAD_IP) X(RX_NOT_MINE) X(FABRIC_HELLOS) X(TX_GSO_SENDS) X(RX_GRO_DGRAMS) X(RX_SPINS)
+enum srn_rt_ctr {
+#define SRN_RT_CTR_ENUM(n) SRN_RT_CTR_##n,
+	SRN_RT_COUNTERS(SRN_RT_CTR_ENUM)
+#undef SRN_RT_CTR_ENUM
+	SRN_RT_CTR_MAX
+};
+extern const char *const srn_rt_ctr_names[SRN_RT_CTR_MAX];
 
-/* ---- udp.c ----------------------------------------------------------- */
+/* ---- port_udp.c: sockets and batches --------------------------------- */
 #define SRN_RT_NSEND     4      /* send sockets = UDP source ports (flow entropy) */
 #define SRN_RT_BATCH     64     /* datagrams per recvmmsg / sendmmsg */
 #define SRN_RT_SOCKBUF   (8 << 20)  /* >= the core's default 1024 packets in flight */
-#define SRN_RT_IPUDP_HDR 28     /* IPv4 (IHL 5) + UDP header (ipv4.c) */
+#define SRN_RT_IPUDP_HDR SRN_IPV4_UDP_HDR_LEN  /* IPv4 (IHL 5) + UDP header */
 #define SRN_RT_BUFSZ     (SRN_MAX_PKT + 64) /* > SRN_MAX_PKT so oversize shows as MSG_TRUNC */
 /* a receive buffer holds a whole UDP GRO datagram (up to 64 segments) */
 #define SRN_RT_RXBUFSZ   65536
@@ -87,10 +97,9 @@ struct srn_rt_txbatch {
 struct srn_rt_udp {
 	int rx_fd;                      /* fabric backend: the one fabric socket */
 	int tx_fd[SRN_RT_NSEND];        /* fabric backend: all -1 */
-	uint16_t sports[SRN_RT_NSEND];  /* host order */
+	struct srn_l4 l4[SRN_RT_NSEND]; /* the core's L4 tokens: UDP source port i (host order), to 4791 */
 	struct in_addr ip;
 	uint16_t port;
-	bool fabric;                    /* whole IPv4 packets to/from `softrnic fabric` */
 	bool gso;                       /* send runs of equal-size packets as one UDP GSO send */
 	bool gro;                       /* the receive socket has UDP_GRO */
 	struct sockaddr_in fab;         /* the fabric's address */
@@ -102,6 +111,11 @@ struct srn_rt_udp {
  * stderr). */
 int  srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port, bool offload);
 void srn_rt_udp_close(struct srn_rt_udp *u);
+/* a UDP socket bound to ip:port (0: any) with IP_PMTUDISC_DO; the fd, or
+ * -errno. *bound_port: the port it got */
+int  srn_rt_udp_sock(struct in_addr ip, uint16_t port, bool nonblock, uint16_t *bound_port);
+/* socket buffers (SO_*BUFFORCE where allowed); 0 leaves one as it is */
+void srn_rt_udp_set_bufs(int fd, int rcv, int snd);
 int  srn_rt_rxbatch_init(struct srn_rt_rxbatch *b);
 void srn_rt_rxbatch_free(struct srn_rt_rxbatch *b);
 int  srn_rt_txbatch_init(struct srn_rt_txbatch *b);
@@ -109,7 +123,7 @@ void srn_rt_txbatch_free(struct srn_rt_txbatch *b);
 /* Fabric backend (docs/fabric.md, attachment protocol): one UDP socket bound
  * to ip:0 and connected to the fabric at fab; every packet goes out as a
  * whole IPv4+UDP+RoCEv2 packet in one datagram. The core's UDP source ports
- * (sports) are virtual: they are written into the UDP header. Returns 0 or
+ * (L4 tokens) are virtual: they are written into the UDP header. Returns 0 or
  * -errno (with a message on stderr). */
 int  srn_rt_udp_open_fabric(struct srn_rt_udp *u, struct in_addr ip, uint16_t port,
 			    const struct sockaddr_in *fab);
@@ -132,30 +146,63 @@ int  srn_rt_udp_sock_of(const struct srn_rt_udp *u, uint16_t sport);
  * to i (for the capture). Returns the number of packets that failed. */
 int  srn_rt_udp_flush(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *batches);
 
-/* ---- ipv4.c ---------------------------------------------------------- */
+/* ---- ports ------------------------------------------------------------ */
+struct srn_rt_port;
+/* where a port delivers what it receives (the runtime device) */
+struct srn_rt_rx_sink {
+	/* a received packet (BTH..ICRC) and its addressing (meta may be changed) */
+	void (*packet)(void *ctx, const uint8_t *pkt, size_t len, struct srn_pkt_meta *meta);
+	/* a datagram that holds no packet for this device (counted by the
+	 * core as DROP_MALFORMED; the port counts why) */
+	void (*malformed)(void *ctx);
+	void *ctx;
+};
+struct srn_rt_port_ops {
+	const char *name;
+	/* one non-blocking receive batch, every packet to the sink; returns
+	 * the datagrams read (0: none) or -errno */
+	int  (*recv)(struct srn_rt_port *p, const struct srn_rt_rx_sink *sink);
+	/* the send socket for a packet's addressing, or -1 (not ours) */
+	int  (*route)(const struct srn_rt_port *p, const struct srn_pkt_meta *m);
+	/* send every packet queued in p->tx and empty it; packets that failed */
+	int  (*flush)(struct srn_rt_port *p);
+	void (*close)(struct srn_rt_port *p);
+};
+struct srn_rt_port {
+	const struct srn_rt_port_ops *ops;
+	int fd;                         /* readable when packets wait */
+	const struct srn_l4 *l4;        /* the L4 tokens the core may send from */
+	uint32_t n_l4;
+	struct srn_rt_txbatch tx;       /* packets for the next flush */
+	struct srn_rt_rxbatch rx;
+	size_t rx_bytes;                /* datagram bytes received (the caller resets it) */
+	uint64_t *ctr;                  /* the runtime's counters (SRN_RT_CTR_*) */
+	struct srn_rt_udp udp;          /* the datagram ports' sockets */
+};
+/* batches first (srn_rt_rxbatch_init/txbatch_init); 0 or -errno (message printed) */
+int srn_rt_port_open_udp(struct srn_rt_port *p, struct in_addr ip, uint16_t port, bool offload);
+/* behind `softrnic fabric` at fab; waits up to hello_ms for its HELLO echo */
+int srn_rt_port_open_fabric(struct srn_rt_port *p, const char *name, struct in_addr ip,
+			    uint16_t port, const struct sockaddr_in *fab, int hello_ms);
+
+/* ---- ipv4.c: the fabric attachment's framing ------------------------- */
 #define SRN_RT_HELLO_LEN   20    /* fabric attach: an IPv4 header alone */
 #define SRN_RT_HELLO_PROTO 253   /* its protocol number (RFC 3692 experimental) */
-/* IPv4 header checksum of hdr[0..len) */
-uint16_t srn_rt_ip_csum(const uint8_t *hdr, size_t len);
-/* Write the IPv4 + UDP headers (28 bytes) of a UDP payload of paylen bytes
- * as the kernel sends it (see ipv4.c); returns 28, or 0 if cap < 28 or the
- * packet would exceed 65535 bytes. */
-size_t srn_rt_ipv4_udp_write(uint8_t *out, size_t cap, const struct srn_ip_info *ip,
-			     size_t paylen);
 /* The fabric HELLO of a device with address self (docs/fabric.md). */
 void srn_rt_hello_write(uint8_t out[SRN_RT_HELLO_LEN], struct in_addr self);
 /* Parse one datagram d[0..len) holding a whole IPv4 packet. On success fills
- * m (addresses, UDP ports, ECN/DSCP, TTL, IP ID) and *off (the offset of the
- * UDP payload) and returns the UDP payload length (>= 0). Otherwise one of: */
+ * m (addresses, UDP ports, ECN/DSCP, TTL, IP ID marked exact) and *off (the
+ * offset of the UDP payload) and returns the UDP payload length (>= 0).
+ * Otherwise one of the SRN_IPV4_E* of srn_ipv4_udp_parse (src/wire), or: */
 enum {
-	SRN_RT_IP_ETRUNC = -1,   /* shorter than its headers */
-	SRN_RT_IP_EVERSION = -2, /* not IPv4 */
-	SRN_RT_IP_EIHL = -3,     /* IHL < 5 or beyond the datagram */
-	SRN_RT_IP_ELEN = -4,     /* total length != datagram length */
-	SRN_RT_IP_ECSUM = -5,    /* bad header checksum */
-	SRN_RT_IP_EPROTO = -6,   /* not UDP */
-	SRN_RT_IP_EFRAG = -7,    /* a fragment (MF or offset) */
-	SRN_RT_IP_EUDPLEN = -8,  /* UDP length != what the IPv4 header leaves */
+	SRN_RT_IP_ETRUNC = SRN_IPV4_ETRUNC,
+	SRN_RT_IP_EVERSION = SRN_IPV4_EVERSION,
+	SRN_RT_IP_EIHL = SRN_IPV4_EIHL,
+	SRN_RT_IP_ELEN = SRN_IPV4_ELEN,
+	SRN_RT_IP_ECSUM = SRN_IPV4_ECSUM,
+	SRN_RT_IP_EPROTO = SRN_IPV4_EPROTO,
+	SRN_RT_IP_EFRAG = SRN_IPV4_EFRAG,
+	SRN_RT_IP_EUDPLEN = SRN_IPV4_EUDPLEN,
 	SRN_RT_IP_HELLO = -9,    /* a fabric HELLO (echo), not a packet */
 };
 int srn_rt_ipv4_udp_parse(const uint8_t *d, size_t len, struct srn_pkt_meta *m, size_t *off);
@@ -174,8 +221,6 @@ void srn_rt_pcap_write(struct srn_rt_pcap *pc, const struct srn_ip_info *ip,
 		       const uint8_t *pkt, size_t len);
 void srn_rt_pcap_flush(struct srn_rt_pcap *pc);
 void srn_rt_pcap_close(struct srn_rt_pcap *pc);
-/* ip info of a packet from its core meta (sent or received) */
-void srn_rt_ipinfo_from_meta(struct srn_ip_info *ip, const struct srn_pkt_meta *m);
 
 /* ---- stats_shm.c (writer) -------------------------------------------- */
 struct srn_rt_shm_writer;

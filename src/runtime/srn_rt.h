@@ -74,6 +74,15 @@ struct srn_rt_devcfg {
  *   fabric emulator listening there (docs/fabric.md, docs/runtime.md).
  */
 int srn_rt_config_load(struct srn_rt_devcfg *out, int max);   /* number of devices */
+/* Parse "name=ip[,name=ip...]" into out[]; returns count or -1 (message to
+ * stderr, prefixed by `what`). */
+int srn_rt_config_parse_list(const char *s, const char *what,
+			     struct srn_rt_devcfg *out, int max);
+/* Parse SOFTRNIC_FABRIC's "A.B.C.D:PORT"; 0, or -1 with a message on stderr
+ * prefixed by `what`. */
+int srn_rt_config_parse_fabric(const char *s, const char *what, struct sockaddr_in *sa);
+/* the RoCEv2 GID of an IPv4 address (IPv4-mapped, ::ffff:a.b.c.d) */
+void srn_rt_gid_from_ip(uint8_t gid[16], struct in_addr ip);
 
 struct srn_rt_dev;
 
@@ -120,5 +129,6 @@ void srn_rt_unlock_doorbell(struct srn_rt_dev *rd);
 int srn_rt_counter(struct srn_rt_dev *rd, const char *name, uint64_t *value);
 
 srn_ts srn_rt_now(void);                          /* CLOCK_MONOTONIC in ns */
+uint64_t srn_rt_realtime_ns(void);                /* CLOCK_REALTIME in ns */
 
 #endif /* SRN_RT_H */

@@ -89,15 +89,15 @@ int srn_sim_host_init(struct srn_sim *sim, uint32_t h, char *err, size_t errlen)
 	srn_sim_scen_link(sc, h, SRN_SIM_IN, &up);
 	hs->up_rate = up.rate_bps;
 	for (int i = 0; i < 8; i++)
-		hs->sports[i] = (uint16_t)(49152 + i);
+		hs->l4[i] = (struct srn_l4){ .src = (uint16_t)(49152 + i), .dst = SRN_ROCEV2_UDP_PORT };
 
 	struct srn_dev_cfg cfg;
 	srn_dev_cfg_default(&cfg);
 	memset(cfg.gid, 0, 16);
 	cfg.gid[10] = cfg.gid[11] = 0xff;
 	srn_put32(cfg.gid + 12, hs->ipv4);
-	cfg.sports = hs->sports;
-	cfg.n_sports = 8;
+	cfg.l4 = hs->l4;
+	cfg.n_l4 = 8;
 	cfg.max_qp = nq + 4;
 	cfg.max_mr = 4;
 	cfg.max_cqe = depth + 64;

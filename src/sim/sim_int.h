@@ -113,7 +113,7 @@ struct srn_sim_host {
 	uint32_t src_lkey, sink_rkey;
 	uint64_t up_rate;           /* uplink bit rate */
 	srn_ts   tx_free_at;        /* uplink busy until */
-	uint16_t sports[8];
+	struct srn_l4 l4[8];        /* UDP source ports of the host's flows */
 	/* receiver QPN -> flow index: open addressing, power-of-two size */
 	uint32_t *qtab_qpn, *qtab_flow;
 	uint32_t qtab_mask;

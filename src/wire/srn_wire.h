@@ -265,6 +265,94 @@ void srn_icrc_set_id(uint8_t *pkt, size_t len, uint32_t shift, uint16_t from, ui
 int srn_icrc_check_ids(const struct srn_ip_info *ip, const uint8_t *pkt, size_t len,
 		       uint16_t span, uint16_t *id_out);
 
+/* ---- IPv4 + UDP headers (ipv4.c): the one implementation -------------- */
+#define SRN_IPV4_HDR_LEN      20u
+#define SRN_IPV4_UDP_HDR_LEN  28u   /* IPv4 (IHL 5) + UDP */
+/* IPv4 header checksum of hdr[0..len) (0 over a valid header) */
+uint16_t srn_ipv4_csum(const uint8_t *hdr, size_t len);
+/* Write a 20-byte IPv4 header (IHL 5, UDP) of a datagram of total_len bytes:
+ * TOS, ID, DF, TTL (0 -> 64) and addresses from ip, a correct checksum. */
+void srn_ipv4_write(uint8_t out[SRN_IPV4_HDR_LEN], const struct srn_ip_info *ip, uint16_t total_len);
+/* Write the IPv4 + UDP headers (28 bytes) of a UDP payload of paylen bytes as
+ * Linux sends a softrnic datagram (UDP checksum 0); returns 28, or 0 if
+ * cap < 28 or the packet would exceed 65535 bytes. */
+size_t srn_ipv4_udp_write(uint8_t *out, size_t cap, const struct srn_ip_info *ip, size_t paylen);
+/* Parse errors (negative) */
+enum {
+	SRN_IPV4_ETRUNC = -1,   /* shorter than its headers */
+	SRN_IPV4_EVERSION = -2, /* not IPv4 */
+	SRN_IPV4_EIHL = -3,     /* IHL < 5 or beyond the datagram */
+	SRN_IPV4_ELEN = -4,     /* total length != datagram length */
+	SRN_IPV4_ECSUM = -5,    /* bad header checksum */
+	SRN_IPV4_EPROTO = -6,   /* not UDP */
+	SRN_IPV4_EFRAG = -7,    /* a fragment (MF or offset) */
+	SRN_IPV4_EUDPLEN = -8,  /* UDP length != what the IPv4 header leaves */
+};
+/* Parse the IPv4 header of d[0..len) (one whole packet): version, IHL,
+ * total length == len, checksum. Fills addresses (IPv4-mapped), TOS, TTL,
+ * ID, DF and *ihl; returns the protocol number (>= 0) or an SRN_IPV4_E*. */
+int srn_ipv4_parse(const uint8_t *d, size_t len, struct srn_ip_info *ip, size_t *ihl);
+/* Parse a whole IPv4/UDP packet (no fragment): fills ip (ports too) and *off
+ * (offset of the UDP payload); returns the UDP payload length or SRN_IPV4_E*. */
+int srn_ipv4_udp_parse(const uint8_t *d, size_t len, struct srn_ip_info *ip, size_t *off);
+
+/* ---- RoCEv2 encapsulation and framing (roce.c) ---------------------------
+ * Every packet softrnic sends is framed here: srn_pkt_write_hdrs writes the
+ * IB transport headers, the builder places the payload, and one of the
+ * finishers below writes pad and ICRC for the packet's addressing. */
+
+/* What the encapsulation below the IB transport headers needs beyond the L3
+ * addresses: for RoCEv2 the UDP ports and the IPv4 Identification that the
+ * ICRC covers. The core never interprets it: it copies tokens the port gave
+ * it (srn_dev_cfg.l4) and hands received ones back to the functions here. */
+struct srn_l4 {
+	uint16_t src;           /* UDP source port: flow entropy (W-02) */
+	uint16_t dst;           /* UDP destination port (4791) */
+	uint16_t ip_id;         /* IPv4 identification (0 for DF datagrams) */
+	/* received: ip_id is the real header's (the fabric backend). Else it
+	 * is a hint (a GSO segment's index) and the ICRC check also accepts
+	 * the other IDs a GSO send gives (0..SRN_GSO_ID_SPAN-1). */
+	bool     ip_id_exact;
+};
+#define SRN_GSO_ID_SPAN 64      /* the kernel's UDP_MAX_SEGMENTS */
+
+/* The addressing of one packet, as its network headers say (received) or
+ * must say (sent): L3 addresses, ECN/DSCP/TTL, and the opaque L4 token. */
+struct srn_pkt_meta {
+	uint8_t  src_gid[16];   /* L3 source: IPv4-mapped (::ffff:a.b.c.d) */
+	uint8_t  dst_gid[16];
+	uint8_t  ecn;           /* IP ECN bits: 0 not-ECT, 1 ECT(1), 2 ECT(0), 3 CE */
+	uint8_t  dscp;
+	uint8_t  ttl;           /* hop limit */
+	struct srn_l4 l4;       /* opaque to the core */
+};
+
+/* the ICRC pseudo-header fields of a packet's addressing (TTL 0 -> 64) */
+void srn_roce_ip_info(struct srn_ip_info *ip, const struct srn_pkt_meta *m);
+/* a packet's addressing from the headers a port parsed */
+void srn_roce_meta_from_ip(struct srn_pkt_meta *m, const struct srn_ip_info *ip, bool id_exact);
+/* a default L4 token for a flow hash when the port gave none: a source port
+ * in 0xC000..0xFFFF, destination 4791 */
+void srn_roce_l4_default(struct srn_l4 *l4, uint32_t flow_hash);
+/* Finish a packet (srn_pkt_finish) with the ICRC of its addressing m.
+ * Returns the UDP payload length or a negative SRN_WIRE_E*. */
+int srn_roce_finish(uint8_t *buf, size_t cap, size_t hdr_len, uint32_t paylen,
+		    const struct srn_pkt_meta *m);
+/* A CNP (RoCEv2 annex A17.9.2): BTH opcode 0x81 with BECN, P_Key default,
+ * the destination QPN, 16 reserved bytes, ICRC. Returns its length or < 0. */
+int srn_roce_cnp(uint8_t *buf, size_t cap, uint32_t dqpn, const struct srn_pkt_meta *m);
+/* A packet of a manufacturer-specific opcode (0xC0..0xFF, docs/wire.md):
+ * BTH (opcode, default P_Key, dqpn, psn) in front of body_len bytes the
+ * caller placed at buf + SRN_BTH_LEN (a multiple of 4), then the ICRC.
+ * Returns its length or < 0. */
+int srn_roce_vendor(uint8_t *buf, size_t cap, uint8_t opcode, uint32_t dqpn, uint32_t psn,
+		    size_t body_len, const struct srn_pkt_meta *m);
+/* Check a received packet's ICRC for its addressing m (with m->l4.ip_id,
+ * then the other GSO IDs unless ip_id_exact). 0 and the ID that matched in
+ * *id_out (may be NULL), or SRN_WIRE_EICRC. */
+int srn_roce_icrc_verify(const struct srn_pkt_meta *m, const uint8_t *pkt, size_t len,
+			 uint16_t *id_out);
+
 /* pad count for a payload of n bytes */
 static inline uint8_t srn_pad_for(uint32_t n) { return (uint8_t)((4u - (n & 3u)) & 3u); }
 

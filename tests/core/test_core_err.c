@@ -406,8 +406,8 @@ SRN_TEST(test_w05_bad_packets_dropped_and_counted)
 	memset(&m, 0, sizeof(m));
 	memcpy(m.src_gid, cp->cfg[0].gid, 16);
 	memcpy(m.dst_gid, cp->cfg[1].gid, 16);
-	m.sport = 49152;
-	m.dport = 4791;
+	m.l4.src = 49152;
+	m.l4.dst = 4791;
 	m.ttl = 64;
 	/* bad ICRC */
 	buf[n - 1] ^= 1;
@@ -462,8 +462,8 @@ SRN_TEST(test_w05_bad_packets_dropped_and_counted)
 	CHECK_EQ(ack.dqpn, srn_qp_num(a.qp));
 	CHECK_EQ(ack.syndrome >> 5, 0);
 	CHECK_EQ(ack.msn, 1);
-	CHECK(srn_tenc_icrc_ok(buf, (size_t)len, dst, src, om.sport, om.dport, 0));
-	CHECK_EQ(om.dport, 4791);
+	CHECK(srn_tenc_icrc_ok(buf, (size_t)len, dst, src, om.l4.src, om.l4.dst, 0));
+	CHECK_EQ(om.l4.dst, 4791);
 	CHECK_EQ(om.ecn, 2);
 	cp_free(cp);
 	CHECK_EQ(cp_live_allocs(), 0);

@@ -259,8 +259,8 @@ SRN_TEST(test_psn_05_ghost_and_duplicate_acks_dropped)
 	memset(&m, 0, sizeof(m));
 	memcpy(m.src_gid, cp->cfg[1].gid, 16);
 	memcpy(m.dst_gid, cp->cfg[0].gid, 16);
-	m.sport = 50000;
-	m.dport = 4791;
+	m.l4.src = 50000;
+	m.l4.dst = 4791;
 	struct srn_tenc_pkt p;
 	uint8_t buf[128];
 	uint32_t psns[3] = { 0x100, 0x101, 0x900000 };  /* dup, ghost (beyond max), far */

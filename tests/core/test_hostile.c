@@ -38,8 +38,8 @@ static int raw_inject(struct ph *h, struct srn_tenc_pkt *p, const uint8_t src_ip
 	memcpy(m.src_gid + 12, src_ip, 4);
 	m.dst_gid[10] = m.dst_gid[11] = 0xff;
 	memcpy(m.dst_gid + 12, h->my_ip, 4);
-	m.sport = sport;
-	m.dport = SRN_ROCEV2_UDP_PORT;
+	m.l4.src = sport;
+	m.l4.dst = SRN_ROCEV2_UDP_PORT;
 	m.ttl = 64;
 	m.ecn = 2;
 	return srn_dev_recv(h->dev, buf, n, &m, h->now);
@@ -234,8 +234,8 @@ SRN_TEST(test_w05_truncated_and_inconsistent_lengths_dropped)
 	m.src_gid[10] = m.src_gid[11] = m.dst_gid[10] = m.dst_gid[11] = 0xff;
 	memcpy(m.src_gid + 12, h->peer_ip, 4);
 	memcpy(m.dst_gid + 12, h->my_ip, 4);
-	m.sport = h->peer_sport;
-	m.dport = SRN_ROCEV2_UDP_PORT;
+	m.l4.src = h->peer_sport;
+	m.l4.dst = SRN_ROCEV2_UDP_PORT;
 	for (size_t len = 0; len < n; len++)
 		CHECK_EQ(srn_dev_recv(h->dev, full, len, &m, h->now), SRN_EDROP);
 	CHECK(all_bytes(mem, sizeof(mem), 0x5A));

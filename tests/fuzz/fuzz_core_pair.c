@@ -147,8 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(&m, 0, sizeof(m));
 		memcpy(m.src_gid, cp->cfg[1 - side].gid, 16);
 		memcpy(m.dst_gid, cp->cfg[side].gid, 16);
-		m.sport = 49152;
-		m.dport = SRN_ROCEV2_UDP_PORT;
+		m.l4.src = 49152;
+		m.l4.dst = SRN_ROCEV2_UDP_PORT;
 		m.ttl = 64;
 		m.ecn = (ctl & 8) ? 3 : 2;
 		struct srn_ip_info ip;
@@ -156,8 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(ip.src, m.src_gid, 16);
 		memcpy(ip.dst, m.dst_gid, 16);
 		ip.df = true;
-		ip.sport = m.sport;
-		ip.dport = m.dport;
+		ip.sport = m.l4.src;
+		ip.dport = m.l4.dst;
 		memset(pkt + len, 0, SRN_ICRC_LEN);
 		srn_icrc_store(&ip, pkt, plen);
 		srn_dev_recv(cp->dev[side], pkt, plen, &m, cp->now);

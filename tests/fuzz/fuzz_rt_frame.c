@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(r >= SRN_RT_IP_HELLO);
 	if (r == SRN_RT_IP_HELLO)
 		FUZZ_CHECK(size == SRN_RT_HELLO_LEN && d[9] == SRN_RT_HELLO_PROTO &&
-			   srn_rt_ip_csum(d, 20) == 0);
+			   srn_ipv4_csum(d, 20) == 0);
 	if (r < 0) {
 		FUZZ_CHECK(off == 0xdead);      /* nothing claimed on failure */
 		free(d);
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t ihl = (size_t)(d[0] & 0x0f) * 4;
 	FUZZ_CHECK((d[0] >> 4) == 4 && ihl >= 20);
 	FUZZ_CHECK(off == ihl + 8 && off + (size_t)r == size);
-	FUZZ_CHECK(srn_get16(d + 2) == size && srn_rt_ip_csum(d, ihl) == 0);
+	FUZZ_CHECK(srn_get16(d + 2) == size && srn_ipv4_csum(d, ihl) == 0);
 	FUZZ_CHECK(d[9] == 17 && (srn_get16(d + 6) & 0x3fff) == 0);
 	FUZZ_CHECK(srn_get16(d + ihl + 4) == (size_t)r + 8);
 
@@ -80,22 +80,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
 	FUZZ_CHECK(memcmp(m.src_gid, mapped, 12) == 0 && memcmp(m.src_gid + 12, d + 12, 4) == 0);
 	FUZZ_CHECK(memcmp(m.dst_gid, mapped, 12) == 0 && memcmp(m.dst_gid + 12, d + 16, 4) == 0);
-	FUZZ_CHECK(m.sport == srn_get16(d + ihl) && m.dport == srn_get16(d + ihl + 2));
+	FUZZ_CHECK(m.l4.src == srn_get16(d + ihl) && m.l4.dst == srn_get16(d + ihl + 2));
 	FUZZ_CHECK(m.ecn == (d[1] & 3) && m.dscp == (d[1] >> 2) && m.dscp <= 0x3f);
-	FUZZ_CHECK(m.ttl == d[8] && m.ip_id == srn_get16(d + 4));
+	FUZZ_CHECK(m.ttl == d[8] && m.l4.ip_id == srn_get16(d + 4));
 
 	/* round trip through the writer for the header the runtime itself sends */
 	if (ihl == 20 && srn_get16(d + 6) == 0x4000 && d[8] != 0) {
 		struct srn_ip_info ip;
-		srn_rt_ipinfo_from_meta(&ip, &m);
+		srn_roce_ip_info(&ip, &m);
 		uint8_t *w = malloc(size);
 		FUZZ_CHECK(w != NULL);
-		FUZZ_CHECK(srn_rt_ipv4_udp_write(w, size, &ip, (size_t)r) == SRN_RT_IPUDP_HDR);
+		FUZZ_CHECK(srn_ipv4_udp_write(w, size, &ip, (size_t)r) == SRN_RT_IPUDP_HDR);
 		/* all but the checksums: an IPv4 checksum of 0xffff and of 0x0000
 		 * are the same ones'-complement zero, both verify, and the writer
 		 * computes 0x0000 (fuzzing found such a header) */
 		FUZZ_CHECK(memcmp(w, d, 10) == 0 && memcmp(w + 12, d + 12, 14) == 0);
-		FUZZ_CHECK(srn_rt_ip_csum(w, 20) == 0);
+		FUZZ_CHECK(srn_ipv4_csum(w, 20) == 0);
 		FUZZ_CHECK(srn_get16(w + 26) == 0);
 		memcpy(w + 28, d + 28, (size_t)r);
 		struct srn_pkt_meta m2;

@@ -32,7 +32,10 @@ static void cp_freefn(void *p, void *user)
 long cp_live_allocs(void) { return live_allocs; }
 long cp_total_allocs(void) { return total_allocs; }
 
-static const uint16_t cp_sports[4] = { 49152, 49153, 49154, 49155 };
+static const struct srn_l4 cp_l4[4] = {
+	{ .src = 49152, .dst = 4791 }, { .src = 49153, .dst = 4791 },
+	{ .src = 49154, .dst = 4791 }, { .src = 49155, .dst = 4791 },
+};
 
 static void gid_v4(uint8_t gid[16], uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 {
@@ -51,8 +54,8 @@ struct cp_pair *cp_new(cp_cfg_fn tune)
 		struct srn_dev_cfg *c = &cp->cfg[i];
 		srn_dev_cfg_default(c);
 		gid_v4(c->gid, 10, 0, 0, (uint8_t)(1 + i));
-		c->sports = cp_sports;
-		c->n_sports = 4;
+		c->l4 = cp_l4;
+		c->n_l4 = 4;
 		c->max_qp = 64;
 		c->max_mr = 256;
 		c->qpn_seed = 0x11 + (uint32_t)i * 8;

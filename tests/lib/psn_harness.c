@@ -161,10 +161,10 @@ uint32_t ph_sq(const struct ph *h, int32_t off) { return (h->o.sq_psn + (uint32_
 uint32_t ph_epsn(const struct ph *h) { return h->qp->resp.epsn; }
 uint32_t ph_sq_next(const struct ph *h) { return h->qp->req.psn; }
 uint32_t ph_msn(const struct ph *h) { return h->qp->resp.msn; }
-uint32_t ph_comp_psn(const struct ph *h) { return h->qp->comp.psn; }
+uint32_t ph_comp_psn(const struct ph *h) { return h->qp->req.comp.psn; }
 uint32_t ph_max_psn(const struct ph *h) { return h->qp->req.max_psn; }
-uint32_t ph_credits(const struct ph *h) { return h->qp->comp.credits; }
-uint32_t ph_comp_msn(const struct ph *h) { return h->qp->comp.msn; }
+uint32_t ph_credits(const struct ph *h) { return h->qp->req.comp.credits; }
+uint32_t ph_comp_msn(const struct ph *h) { return h->qp->req.comp.msn; }
 
 int ph_inject_ecn(struct ph *h, const struct srn_tenc_pkt *pin, uint8_t ecn)
 {
@@ -182,8 +182,8 @@ int ph_inject_ecn(struct ph *h, const struct srn_tenc_pkt *pin, uint8_t ecn)
 	memset(&m, 0, sizeof(m));
 	gid_of(m.src_gid, h->peer_ip);
 	gid_of(m.dst_gid, h->my_ip);
-	m.sport = h->peer_sport;
-	m.dport = 4791;
+	m.l4.src = h->peer_sport;
+	m.l4.dst = 4791;
 	m.ecn = ecn;
 	m.ttl = 64;
 	return srn_dev_recv(h->dev, buf, n, &m, h->now);
@@ -302,11 +302,11 @@ uint32_t ph_collect_n(struct ph *h, uint32_t max)
 		uint8_t src[4], dst[4];
 		memcpy(src, k->meta.src_gid + 12, 4);
 		memcpy(dst, k->meta.dst_gid + 12, 4);
-		if (memcmp(src, h->my_ip, 4) != 0 || memcmp(dst, h->peer_ip, 4) != 0 || k->meta.dport != 4791) {
+		if (memcmp(src, h->my_ip, 4) != 0 || memcmp(dst, h->peer_ip, 4) != 0 || k->meta.l4.dst != 4791) {
 			fprintf(stderr, "  psn_harness: emitted packet has wrong addresses/port\n");
 			srn_test_failed_checks++;
 		}
-		if (!srn_tenc_icrc_ok(k->data, k->len, src, dst, k->meta.sport, k->meta.dport, 0)) {
+		if (!srn_tenc_icrc_ok(k->data, k->len, src, dst, k->meta.l4.src, k->meta.l4.dst, 0)) {
 			fprintf(stderr, "  psn_harness: emitted packet has a bad ICRC\n");
 			srn_test_failed_checks++;
 		}

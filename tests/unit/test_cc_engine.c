@@ -328,7 +328,7 @@ SRN_TEST(test_cc_08_arbiter_round_robin_fairness_and_hash)
 		}
 		srn_cc_handle_expiry(e, t += 40);
 		for (uint32_t s = 0; s < 4; s++) {
-			CHECK_EQ(srn_cc_slice_state(e, s), SRN_CC_SLICE_MORE_WORK_B);
+			CHECK_EQ(srn_cc_slice_state_of(e, s), SRN_CC_SLICE_MORE_WORK_B);
 			CHECK_EQ(srn_cc_fw_release(e, s, t), 0);
 		}
 		uint64_t before[4];

@@ -61,7 +61,7 @@ static void post(struct srn_cc_engine *e, unsigned type, uint32_t sn, uint32_t b
 	srn_cc_handle_expiry(e, t);
 }
 
-static enum srn_cc_slice_state st(struct srn_cc_engine *e) { return srn_cc_slice_state(e, 0); }
+static enum srn_cc_slice_state st(struct srn_cc_engine *e) { return srn_cc_slice_state_of(e, 0); }
 static uint64_t tr(struct srn_cc_engine *e, int f, int t) { return srn_cc_transitions(e, 0, f, t); }
 
 /* CC-06 */

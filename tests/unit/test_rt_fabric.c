@@ -56,9 +56,9 @@ SRN_TEST(test_fab_ipv4_udp_header_roundtrip)
 	uint8_t d[28 + 100];
 	for (int i = 0; i < 100; i++)
 		d[28 + i] = (uint8_t)i;
-	CHECK_EQ(srn_rt_ipv4_udp_write(d, 27, &ip, 100), 0);
-	CHECK_EQ(srn_rt_ipv4_udp_write(d, sizeof d, &ip, 70000), 0);
-	REQUIRE(srn_rt_ipv4_udp_write(d, sizeof d, &ip, 100) == 28);
+	CHECK_EQ(srn_ipv4_udp_write(d, 27, &ip, 100), 0);
+	CHECK_EQ(srn_ipv4_udp_write(d, sizeof d, &ip, 70000), 0);
+	REQUIRE(srn_ipv4_udp_write(d, sizeof d, &ip, 100) == 28);
 	/* what the switch (an independent implementation) accepts */
 	CHECK(srn_fabric_ipv4_valid(d, sizeof d));
 	CHECK_EQ(d[0], 0x45);
@@ -79,12 +79,12 @@ SRN_TEST(test_fab_ipv4_udp_header_roundtrip)
 	CHECK_EQ(off, 28);
 	CHECK(memcmp(m.src_gid + 12, ip.src + 12, 4) == 0 && m.src_gid[10] == 0xff);
 	CHECK(memcmp(m.dst_gid + 12, ip.dst + 12, 4) == 0 && m.dst_gid[11] == 0xff);
-	CHECK_EQ(m.sport, 49153);
-	CHECK_EQ(m.dport, 4791);
+	CHECK_EQ(m.l4.src, 49153);
+	CHECK_EQ(m.l4.dst, 4791);
 	CHECK_EQ(m.ecn, 2);
 	CHECK_EQ(m.dscp, 5);
 	CHECK_EQ(m.ttl, 64);
-	CHECK_EQ(m.ip_id, 0);
+	CHECK_EQ(m.l4.ip_id, 0);
 
 	/* every truncation is rejected, never read past the end */
 	for (size_t n = 0; n < sizeof d; n++) {
@@ -96,7 +96,7 @@ SRN_TEST(test_fab_ipv4_udp_header_roundtrip)
 	uint8_t b[sizeof d];
 #define MUTATE(stmt, want) do { memcpy(b, d, sizeof d); stmt; \
 		CHECK_EQ(srn_rt_ipv4_udp_parse(b, sizeof b, &m, &off), want); } while (0)
-#define FIXSUM() (srn_put16(b + 10, 0), srn_put16(b + 10, srn_rt_ip_csum(b, 20)))
+#define FIXSUM() (srn_put16(b + 10, 0), srn_put16(b + 10, srn_ipv4_csum(b, 20)))
 	MUTATE(b[0] = 0x65, SRN_RT_IP_EVERSION);
 	MUTATE((b[0] = 0x44, FIXSUM()), SRN_RT_IP_EIHL);
 	MUTATE((srn_put16(b + 2, sizeof d - 1), FIXSUM()), SRN_RT_IP_ELEN);
@@ -117,7 +117,7 @@ SRN_TEST(test_fab_ipv4_udp_header_roundtrip)
 	o[8] = 7;
 	o[9] = 17;
 	srn_put16(o + 32 + 4, 12);
-	srn_put16(o + 10, srn_rt_ip_csum(o, 32));
+	srn_put16(o + 10, srn_ipv4_csum(o, 32));
 	CHECK_EQ(srn_rt_ipv4_udp_parse(o, sizeof o, &m, &off), 4);
 	CHECK_EQ(off, 40);
 	CHECK_EQ(m.ttl, 7);
@@ -216,7 +216,7 @@ static void sw_datagram(struct sw *s, uint8_t *b, size_t n, const struct sockadd
 		atomic_fetch_sub(&s->mark_ce, 1);
 		b[1] |= 3;
 		srn_put16(b + 10, 0);
-		srn_put16(b + 10, srn_fabric_ipv4_csum(b, 20));
+		srn_put16(b + 10, srn_ipv4_csum(b, 20));
 	}
 	int p = srn_fabric_port_find(s->fab, srn_get32(b + 12));
 	if (p >= 0)
@@ -487,13 +487,13 @@ SRN_TEST(test_fab_two_devices_through_a_switch)
 	ip.sport = 49152;
 	ip.dport = 4791;
 	memset(S.inject, 0x11, sizeof S.inject);
-	srn_rt_ipv4_udp_write(S.inject[0], 64, &ip, 36);      /* bad IP checksum */
+	srn_ipv4_udp_write(S.inject[0], 64, &ip, 36);      /* bad IP checksum */
 	S.inject[0][12] ^= 0x40;
 	S.inject_len[0] = 64;
-	srn_rt_ipv4_udp_write(S.inject[1], 64, &ip, 36);      /* total length lies */
+	srn_ipv4_udp_write(S.inject[1], 64, &ip, 36);      /* total length lies */
 	S.inject_len[1] = 50;
 	srn_rt_gid_from_ip(ip.dst, ip4("127.0.98.77"));       /* not B's address */
-	srn_rt_ipv4_udp_write(S.inject[2], 64, &ip, 36);
+	srn_ipv4_udp_write(S.inject[2], 64, &ip, 36);
 	S.inject_len[2] = 64;
 	atomic_store(&S.do_inject, 1);
 	srn_ts end = srn_rt_now() + 2000000000ull;

@@ -184,7 +184,7 @@ SRN_TEST(test_ip_csum_vector)
 	/* the classic example header (checksum field zeroed): 0xb861 */
 	const uint8_t h[20] = { 0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
 				0x00, 0x00, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7 };
-	CHECK_EQ(srn_rt_ip_csum(h, 20), 0xb861);
+	CHECK_EQ(srn_ipv4_csum(h, 20), 0xb861);
 }
 
 /* W-01: the capture frame is byte-exact Ethernet + IPv4 (DF, ID 0) + UDP */
@@ -222,7 +222,7 @@ SRN_TEST(test_w01_pcap_frame_bytes)
 	};
 	CHECK(memcmp(f, exp, sizeof exp) == 0);
 	CHECK(memcmp(f + 42, pkt, len) == 0);
-	CHECK_EQ(srn_rt_ip_csum(f + 14, 20), 0);  /* a valid header sums to 0 */
+	CHECK_EQ(srn_ipv4_csum(f + 14, 20), 0);  /* a valid header sums to 0 */
 	/* the ICRC still verifies with the header values the frame shows */
 	CHECK(srn_tenc_icrc_ok(f + 42, len, f + 26, f + 30, srn_get16(f + 34),
 			       srn_get16(f + 36), srn_get16(f + 18)));
@@ -247,11 +247,11 @@ SRN_TEST(test_pcap_file_roundtrip)
 	memset(&m, 0, sizeof m);
 	srn_rt_gid_from_ip(m.src_gid, ip4("127.0.0.1"));
 	srn_rt_gid_from_ip(m.dst_gid, ip4("127.0.0.2"));
-	m.sport = 50000;
-	m.dport = 4791;
+	m.l4.src = 50000;
+	m.l4.dst = 4791;
 	m.ecn = 2;
 	struct srn_ip_info ip;
-	srn_rt_ipinfo_from_meta(&ip, &m);
+	srn_roce_ip_info(&ip, &m);
 	CHECK(ip.df && ip.ip_id == 0 && ip.ttl == 64 && ip.tos == 2);
 	for (int i = 0; i < 3; i++)
 		srn_rt_pcap_write(pc, &ip, pkt, len);
@@ -380,10 +380,10 @@ SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
 	REQUIRE(srn_rt_udp_open(&u, ip4("127.0.99.5"), 4791, true) == 0);
 	REQUIRE(srn_rt_rxbatch_init(rx) == 0 && srn_rt_txbatch_init(tx) == 0);
 	for (int i = 0; i < SRN_RT_NSEND; i++) {
-		CHECK(u.sports[i] != 0);
-		CHECK_EQ(srn_rt_udp_sock_of(&u, u.sports[i]), i);
+		CHECK(u.l4[i].src != 0);
+		CHECK_EQ(srn_rt_udp_sock_of(&u, u.l4[i].src), i);
 		for (int j = 0; j < i; j++)
-			CHECK(u.sports[i] != u.sports[j]);
+			CHECK(u.l4[i].src != u.l4[j].src);
 	}
 	CHECK_EQ(srn_rt_udp_sock_of(&u, 1), -1);
 
@@ -415,8 +415,8 @@ SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
 		CHECK_EQ(m.ecn, 3);
 		CHECK_EQ(m.dscp, 10);
 		CHECK_EQ(m.ttl, 64);
-		CHECK_EQ(m.sport, 4791);
-		CHECK_EQ(m.dport, 4791);
+		CHECK_EQ(m.l4.src, 4791);
+		CHECK_EQ(m.l4.dst, 4791);
 		CHECK(memcmp(m.src_gid + 12, &pa.sin_addr.s_addr, 4) == 0 && m.src_gid[11] == 0xff);
 		CHECK(memcmp(m.dst_gid + 12, &ua.sin_addr.s_addr, 4) == 0 && m.dst_gid[10] == 0xff);
 	}
@@ -429,8 +429,8 @@ SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
 		memset(m, 0, sizeof *m);
 		srn_rt_gid_from_ip(m->src_gid, u.ip);
 		srn_rt_gid_from_ip(m->dst_gid, pa.sin_addr);
-		m->sport = u.sports[k + 1];
-		m->dport = 4791;
+		m->l4.src = u.l4[k + 1].src;
+		m->l4.dst = 4791;
 		m->ecn = k == 0 ? 2 : 0;
 		m->ttl = k == 0 ? 33 : 0;
 		memset(tx->data + (size_t)k * SRN_RT_BUFSZ, 'A' + k, 100);
@@ -460,7 +460,7 @@ SRN_TEST(test_w03_udp_ecn_ttl_both_ways)
 		}
 		int kk = buf[0] - 'A';
 		CHECK(kk == 0 || kk == 1);
-		CHECK_EQ(ntohs(from.sin_port), u.sports[kk + 1]);
+		CHECK_EQ(ntohs(from.sin_port), u.l4[kk + 1].src);
 		CHECK(from.sin_addr.s_addr == u.ip.s_addr);
 		CHECK_EQ(rtos, kk == 0 ? 2 : 0);
 		CHECK_EQ(rttl, kk == 0 ? 33 : 64);
@@ -513,14 +513,14 @@ SRN_TEST(test_w01_udp_gso_run_ids_and_gro_split)
 		t.payload = pay;
 		t.paylen = k == NV - 1 ? 300 : 1000;
 		uint8_t *d = tx->data + (size_t)k * SRN_RT_BUFSZ;
-		tx->len[k] = srn_tenc_build(d, SRN_RT_BUFSZ, &t, src, k < NV ? dv : dp, u.sports[0], 4791, 0);
+		tx->len[k] = srn_tenc_build(d, SRN_RT_BUFSZ, &t, src, k < NV ? dv : dp, u.l4[0].src, 4791, 0);
 		REQUIRE(tx->len[k] > 0);
 		struct srn_pkt_meta *m = &tx->meta[k];
 		memset(m, 0, sizeof *m);
 		srn_rt_gid_from_ip(m->src_gid, u.ip);
 		srn_rt_gid_from_ip(m->dst_gid, k < NV ? v.ip : pa.sin_addr);
-		m->sport = u.sports[0];
-		m->dport = 4791;
+		m->l4.src = u.l4[0].src;
+		m->l4.dst = 4791;
 		m->ecn = 2;
 		m->ttl = 64;
 		tx->sock[k] = 0;
@@ -532,9 +532,9 @@ SRN_TEST(test_w01_udp_gso_run_ids_and_gro_split)
 	CHECK_EQ(tx->gso_sends, 2);
 	for (int k = 0; k < NV + NP; k++) {
 		uint16_t id = (uint16_t)(k < NV ? k : k - NV);
-		CHECK_EQ(tx->meta[k].ip_id, id);
+		CHECK_EQ(tx->meta[k].l4.ip_id, id);
 		CHECK(srn_tenc_icrc_ok(tx->data + (size_t)k * SRN_RT_BUFSZ, tx->len[k], src,
-				       k < NV ? dv : dp, u.sports[0], 4791, id));
+				       k < NV ? dv : dp, u.l4[0].src, 4791, id));
 	}
 
 	/* v (GRO): one datagram, segment size = the MIDDLEs' */
@@ -556,8 +556,8 @@ SRN_TEST(test_w01_udp_gso_run_ids_and_gro_split)
 			const uint8_t *d = (const uint8_t *)rx->iov[0].iov_base + off;
 			CHECK(l == tx->len[k] && memcmp(d, tx->data + (size_t)k * SRN_RT_BUFSZ, l) == 0);
 			struct srn_ip_info ip;
-			m.ip_id = (uint16_t)k;
-			srn_rt_ipinfo_from_meta(&ip, &m);
+			m.l4.ip_id = (uint16_t)k;
+			srn_roce_ip_info(&ip, &m);
 			uint16_t id = 0xffff;
 			CHECK_EQ(srn_icrc_check_ids(&ip, d, l, SRN_GSO_ID_SPAN, &id), SRN_WIRE_OK);
 			CHECK_EQ(id, k);             /* the hint was right: no search */
@@ -576,7 +576,7 @@ SRN_TEST(test_w01_udp_gso_run_ids_and_gro_split)
 		if (r > 0) {
 			struct srn_tenc_pkt p;
 			CHECK(srn_tenc_parse(buf, (size_t)r, &p) >= 0 && p.psn == (uint32_t)(NV + k));
-			CHECK(srn_tenc_icrc_ok(buf, (size_t)r, src, dp, u.sports[0], 4791, (uint16_t)p.psn - NV));
+			CHECK(srn_tenc_icrc_ok(buf, (size_t)r, src, dp, u.l4[0].src, 4791, (uint16_t)p.psn - NV));
 		}
 	}
 	close(plain);
@@ -846,7 +846,7 @@ static int check_capture(const char *path, int *n_icrc_ok, int *n_tx, int *n_rx,
 		const u_char *iph = d + 14, *udp = d + 34;
 		bool ok = srn_get16(d + 12) == 0x0800 && iph[0] == 0x45 &&
 			srn_get16(iph + 2) == h->caplen - 14 && srn_get16(iph + 4) == 0 &&
-			srn_get16(iph + 6) == 0x4000 && iph[9] == 17 && srn_rt_ip_csum(iph, 20) == 0 &&
+			srn_get16(iph + 6) == 0x4000 && iph[9] == 17 && srn_ipv4_csum(iph, 20) == 0 &&
 			srn_get16(udp + 4) == h->caplen - 34 && srn_get16(udp + 6) == 0 &&
 			srn_get16(udp + 2) == 4791;
 		if (!ok)

@@ -208,7 +208,7 @@ SRN_TEST(test_cc_16_frame_roundtrip_is_valid_ipv4)
 	uint8_t pkt[SRN_SIM_HDR + 64];
 	for (int i = 0; i < 64; i++)
 		pkt[SRN_SIM_HDR + i] = (uint8_t)i;
-	struct srn_pkt_meta m = { .sport = 49153, .dport = 4791, .ecn = 2, .dscp = 26, .ttl = 64 };
+	struct srn_pkt_meta m = { .ecn = 2, .dscp = 26, .ttl = 64, .l4 = { .src = 49153, .dst = 4791 } };
 	m.src_gid[10] = m.src_gid[11] = m.dst_gid[10] = m.dst_gid[11] = 0xff;
 	srn_put32(m.src_gid + 12, srn_sim_host_ipv4(1));
 	srn_put32(m.dst_gid + 12, srn_sim_host_ipv4(0));
@@ -223,8 +223,8 @@ SRN_TEST(test_cc_16_frame_roundtrip_is_valid_ipv4)
 	CHECK_EQ(plen, 64);
 	CHECK(p == pkt + SRN_SIM_HDR);
 	CHECK(memcmp(b.src_gid, m.src_gid, 16) == 0 && memcmp(b.dst_gid, m.dst_gid, 16) == 0);
-	CHECK_EQ(b.sport, 49153);
-	CHECK_EQ(b.dport, 4791);
+	CHECK_EQ(b.l4.src, 49153);
+	CHECK_EQ(b.l4.dst, 4791);
 	CHECK_EQ(b.ecn, 2);
 	CHECK_EQ(b.dscp, 26);
 	pkt[3]++;   /* total length no longer matches */

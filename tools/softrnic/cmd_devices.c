@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "softrnic.h"
-#include "runtime/rt_internal.h"
+#include "runtime/srn_rt.h"
+#include "runtime/srn_rt_stats.h"
 
 const char *const help_devices =
 "NAME\n"

@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "softrnic.h"
-#include "runtime/rt_internal.h"
+#include "runtime/srn_rt.h"
+#include "runtime/srn_rt_stats.h"
 
 const char *const help_run =
 "NAME\n"

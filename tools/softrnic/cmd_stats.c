@@ -12,7 +12,8 @@
 #include <time.h>
 
 #include "softrnic.h"
-#include "runtime/rt_internal.h"
+#include "runtime/srn_rt.h"
+#include "runtime/srn_rt_stats.h"
 
 const char *const help_stats =
 "NAME\n"

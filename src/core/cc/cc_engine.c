@@ -175,19 +175,6 @@ int srn_cc_post_event(struct srn_cc_engine *eng, const struct srn_cc_ev *ev, srn
 	return 0;
 }
 
-int srn_cc_rq_push(struct srn_cc_engine *eng, const struct srn_cc_rate_update *u)
-{
-	if (eng->rq_count == eng->cfg.rate_fifo_depth)
-		return SRN_ENOMEM;
-	uint32_t tail = (eng->rq_head + eng->rq_count) % eng->cfg.rate_fifo_depth;
-	eng->rq[tail] = *u;
-	eng->rq_count++;
-	eng->ctr[SRN_CC_CTR_RATE_UPDATES]++;
-	if (u->rtt_request)
-		eng->ctr[SRN_CC_CTR_RTT_REQUESTS]++;
-	return 0;
-}
-
 int srn_cc_pop_rate_update(struct srn_cc_engine *eng, struct srn_cc_rate_update *upd)
 {
 	if (!eng->rq_count)
@@ -308,7 +295,7 @@ bool srn_cc_fw_pending(const struct srn_cc_engine *eng) { return eng->fw_valid; 
 uint32_t srn_cc_rate_fifo_depth(const struct srn_cc_engine *eng) { return eng->rq_count; }
 bool srn_cc_selector_stalled(const struct srn_cc_engine *eng) { return eng->pending_valid; }
 
-enum srn_cc_slice_state srn_cc_slice_state(const struct srn_cc_engine *eng, uint32_t slice)
+enum srn_cc_slice_state srn_cc_slice_state_of(const struct srn_cc_engine *eng, uint32_t slice)
 {
 	return slice < eng->cfg.n_procs ? eng->slice[slice].state : SRN_CC_SLICE_NSTATES;
 }

@@ -20,6 +20,20 @@ static inline struct srn_cc_ff_entry *ff_at(struct srn_cc_engine *e, uint32_t s,
 
 static inline srn_ts max_ts(srn_ts a, srn_ts b) { return a > b ? a : b; }
 
+/* the TX rate-update FIFO (CC-10): a processor's output, or a firmware one */
+int srn_cc_rq_push(struct srn_cc_engine *eng, const struct srn_cc_rate_update *u)
+{
+	if (eng->rq_count == eng->cfg.rate_fifo_depth)
+		return SRN_ENOMEM;
+	uint32_t tail = (eng->rq_head + eng->rq_count) % eng->cfg.rate_fifo_depth;
+	eng->rq[tail] = *u;
+	eng->rq_count++;
+	eng->ctr[SRN_CC_CTR_RATE_UPDATES]++;
+	if (u->rtt_request)
+		eng->ctr[SRN_CC_CTR_RTT_REQUESTS]++;
+	return 0;
+}
+
 void srn_cc_slice_input(struct srn_cc_engine *e, uint32_t s, enum srn_cc_slice_input in, srn_ts t)
 {
 	struct srn_cc_slice *sl = &e->slice[s];

@@ -223,7 +223,7 @@ int srn_cc_flow_del(struct srn_cc_engine *eng, uint32_t flow_id);
 /* Observation (tests, `softrnic stats`, the simulator).                     */
 const uint64_t *srn_cc_counters(const struct srn_cc_engine *eng);
 uint32_t srn_cc_n_procs(const struct srn_cc_engine *eng);
-enum srn_cc_slice_state srn_cc_slice_state(const struct srn_cc_engine *eng, uint32_t slice);
+enum srn_cc_slice_state srn_cc_slice_state_of(const struct srn_cc_engine *eng, uint32_t slice);
 /* how many times slice `slice` (or all slices if UINT32_MAX) went from → to */
 uint64_t srn_cc_transitions(const struct srn_cc_engine *eng, uint32_t slice,
 			    enum srn_cc_slice_state from, enum srn_cc_slice_state to);

@@ -1,12 +1,12 @@
 /*
- * udp.c - the runtime's UDP sockets and batched I/O.
+ * port_udp.c - the datagram port: the runtime's UDP sockets and batched I/O.
  *
  * One receive socket bound to IP:4791 (non-blocking, IP_PKTINFO for the
  * destination address, IP_RECVTOS for the ECN bits, IP_RECVTTL), and
  * SRN_RT_NSEND unconnected send sockets bound to IP:0 whose kernel-chosen
  * ports are the UDP source ports the core picks from per flow (W-02). The
  * ICRC covers the UDP source port, so a packet must leave from exactly the
- * socket that owns meta.sport.
+ * socket that owns meta.l4.src.
  *
  * Send sockets have SO_NO_CHECK (the UDP checksum is 0 as on RoCEv2 NICs)
  * unless they use UDP GSO, which the kernel refuses without a checksum:
@@ -32,16 +32,9 @@
  * blocking, so a full socket buffer back-pressures the sender instead of
  * dropping.
  *
- * The fabric backend (SOFTRNIC_FABRIC, docs/fabric.md "Attachment
- * protocol") replaces all of these by one blocking UDP socket bound to IP:0
- * and connected to the fabric daemon: each packet leaves as one datagram
- * holding the whole IPv4 + UDP + RoCEv2 packet (the headers of ipv4.c in a
- * second iovec, so the transmit batch layout is the same in both modes),
- * and every datagram that arrives holds one IPv4 packet whose headers the
- * runtime parses itself (rt_dev.c). The socket is connected, so the kernel
- * delivers only the fabric's datagrams and reports a dead fabric
- * (ECONNREFUSED). Its UDP source ports are virtual: the core's sports are
- * fixed numbers that only appear in the inner UDP header.
+ * As a port (srn_rt_port, rt_internal.h) it hands every packet of a
+ * receive batch to the runtime's sink, GRO datagrams cut into their
+ * segments with each segment's index as its IPv4 ID hint.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +59,7 @@
 
 #include "rt_internal.h"
 
-static void set_bufs(int fd, int rcv, int snd)
+void srn_rt_udp_set_bufs(int fd, int rcv, int snd)
 {
 	/* SO_*BUFFORCE ignores rmem_max/wmem_max but needs CAP_NET_ADMIN */
 	if (rcv && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof rcv) < 0)
@@ -75,7 +68,7 @@ static void set_bufs(int fd, int rcv, int snd)
 		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof snd);
 }
 
-static int make_sock(struct in_addr ip, uint16_t port, bool nonblock, uint16_t *bound_port)
+int srn_rt_udp_sock(struct in_addr ip, uint16_t port, bool nonblock, uint16_t *bound_port)
 {
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0)
@@ -111,7 +104,7 @@ int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port, bool
 	u->ip = ip;
 	u->port = port;
 
-	r = make_sock(ip, port, true, &p);
+	r = srn_rt_udp_sock(ip, port, true, &p);
 	if (r < 0) {
 		fprintf(stderr, "softrnic: cannot bind UDP %s:%u: %s%s\n", a, port, strerror(-r),
 			r == -EADDRNOTAVAIL ? " (address not configured on this host)" :
@@ -119,7 +112,7 @@ int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port, bool
 		return r;
 	}
 	u->rx_fd = r;
-	set_bufs(u->rx_fd, SRN_RT_SOCKBUF, 0);
+	srn_rt_udp_set_bufs(u->rx_fd, SRN_RT_SOCKBUF, 0);
 	if (setsockopt(u->rx_fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one) < 0 ||
 	    setsockopt(u->rx_fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof one) < 0 ||
 	    setsockopt(u->rx_fd, IPPROTO_IP, IP_RECVTTL, &one, sizeof one) < 0) {
@@ -131,16 +124,16 @@ int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port, bool
 	u->gro = offload && setsockopt(u->rx_fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0;
 	u->gso = offload;
 	for (int i = 0; i < SRN_RT_NSEND; i++) {
-		r = make_sock(ip, 0, false, &p);
+		r = srn_rt_udp_sock(ip, 0, false, &p);
 		if (r < 0) {
 			fprintf(stderr, "softrnic: cannot bind UDP send socket on %s: %s\n", a,
 				strerror(-r));
 			goto fail;
 		}
 		u->tx_fd[i] = r;
-		u->sports[i] = p;
+		u->l4[i] = (struct srn_l4){ .src = p, .dst = SRN_ROCEV2_UDP_PORT };
 		/* nothing is ever sent to these ports: keep their receive buffer tiny */
-		set_bufs(r, 4096, SRN_RT_SOCKBUF);
+		srn_rt_udp_set_bufs(r, 4096, SRN_RT_SOCKBUF);
 		/* UDP checksum 0, as RoCEv2 NICs send it (the ICRC protects the
 		 * packet) and as the capture writes it - not with GSO, which
 		 * needs the kernel's checksum */
@@ -154,92 +147,6 @@ int srn_rt_udp_open(struct srn_rt_udp *u, struct in_addr ip, uint16_t port, bool
 fail:
 	srn_rt_udp_close(u);
 	return r;
-}
-
-/* the core's (virtual) UDP source ports behind a fabric: 0xC000 + a hash of
- * the address, 4 consecutive ports, so two devices rarely share them */
-static void fabric_sports(struct srn_rt_udp *u)
-{
-	uint32_t a = ntohl(u->ip.s_addr);
-	uint16_t base = (uint16_t)(0xC000 + ((a * 2654435761u) >> 20) % 0x3ff0);
-	for (int i = 0; i < SRN_RT_NSEND; i++)
-		u->sports[i] = (uint16_t)(base + i);
-}
-
-int srn_rt_udp_open_fabric(struct srn_rt_udp *u, struct in_addr ip, uint16_t port,
-			   const struct sockaddr_in *fab)
-{
-	char a[INET_ADDRSTRLEN], f[INET_ADDRSTRLEN];
-	int r;
-	uint16_t p;
-
-	inet_ntop(AF_INET, &ip, a, sizeof a);
-	inet_ntop(AF_INET, &fab->sin_addr, f, sizeof f);
-	memset(u, 0, sizeof(*u));
-	u->rx_fd = -1;
-	for (int i = 0; i < SRN_RT_NSEND; i++)
-		u->tx_fd[i] = -1;
-	u->ip = ip;
-	u->port = port;
-	u->fabric = true;
-	u->fab = *fab;
-	fabric_sports(u);
-
-	/* blocking: a full send buffer back-pressures; receive uses MSG_DONTWAIT */
-	r = make_sock(ip, 0, false, &p);
-	if (r < 0) {
-		fprintf(stderr, "softrnic: cannot bind UDP %s:0 for the fabric: %s%s\n", a,
-			strerror(-r), r == -EADDRNOTAVAIL ? " (address not configured on this host)" : "");
-		return r;
-	}
-	u->rx_fd = r;
-	set_bufs(u->rx_fd, SRN_RT_SOCKBUF, SRN_RT_SOCKBUF);
-	if (connect(u->rx_fd, (const struct sockaddr *)fab, sizeof *fab) < 0) {
-		r = -errno;
-		fprintf(stderr, "softrnic: fabric %s:%u: connect: %s\n", f, ntohs(fab->sin_port),
-			strerror(-r));
-		srn_rt_udp_close(u);
-		return r;
-	}
-	return 0;
-}
-
-static int64_t mono_ms(void)
-{
-	return (int64_t)(srn_rt_now() / 1000000u);
-}
-
-int srn_rt_fabric_hello(struct srn_rt_udp *u, int timeout_ms)
-{
-	uint8_t hello[SRN_RT_HELLO_LEN], in[SRN_RT_BUFSZ];
-	int64_t end = mono_ms() + timeout_ms;
-	int last_err = -ETIMEDOUT;
-
-	srn_rt_hello_write(hello, u->ip);
-	while (mono_ms() < end) {
-		if (send(u->rx_fd, hello, sizeof hello, 0) < 0 && errno != EINTR)
-			last_err = -errno;
-		int64_t resend = mono_ms() + 100;
-		while (mono_ms() < resend) {
-			struct pollfd pfd = { .fd = u->rx_fd, .events = POLLIN };
-			int64_t left = resend - mono_ms();
-			if (poll(&pfd, 1, left > 0 ? (int)left : 0) <= 0)
-				continue;
-			ssize_t n = recv(u->rx_fd, in, sizeof in, MSG_DONTWAIT);
-			if (n < 0) {
-				if (errno != EAGAIN && errno != EINTR) {
-					last_err = -errno;  /* ECONNREFUSED: nobody listens (yet) */
-					usleep(20000);
-				}
-				continue;
-			}
-			/* anything but our echo (a peer's early packet) is dropped:
-			 * the port was not ours before the echo */
-			if (n == (ssize_t)sizeof hello && memcmp(in, hello, sizeof hello) == 0)
-				return 0;
-		}
-	}
-	return last_err;
 }
 
 void srn_rt_udp_close(struct srn_rt_udp *u)
@@ -343,19 +250,19 @@ int srn_rt_udp_rx_meta(const struct srn_rt_udp *u, const struct srn_rt_rxbatch *
 	memset(meta, 0, sizeof *meta);
 	srn_rt_gid_from_ip(meta->src_gid, b->from[i].sin_addr);
 	srn_rt_gid_from_ip(meta->dst_gid, dst);
-	meta->sport = ntohs(b->from[i].sin_port);
-	meta->dport = u->port;
+	meta->l4.src = ntohs(b->from[i].sin_port);
+	meta->l4.dst = u->port;
 	meta->ecn = (uint8_t)(tos & 3);
 	meta->dscp = (uint8_t)((tos >> 2) & 0x3f);
 	meta->ttl = (uint8_t)ttl;
-	meta->ip_id = 0;   /* not visible to a UDP socket; DF senders use 0 (a hint) */
+	meta->l4.ip_id = 0;   /* not visible to a UDP socket; DF senders use 0 (a hint) */
 	return gso > 0 && (size_t)gso < b->msg[i].msg_len ? gso : 0;
 }
 
 int srn_rt_udp_sock_of(const struct srn_rt_udp *u, uint16_t sport)
 {
 	for (int i = 0; i < SRN_RT_NSEND; i++)
-		if (u->sports[i] == sport)
+		if (u->l4[i].src == sport)
 			return i;
 	return -1;
 }
@@ -368,44 +275,6 @@ static void put_int_cmsg(struct cmsghdr *c, int type, int val)
 	memcpy(CMSG_DATA(c), &val, sizeof val);
 }
 
-/* The fabric backend: one datagram per packet, IPv4+UDP header in front, all
- * in order through the one connected socket. */
-static int flush_fabric(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *batches)
-{
-	int failed = 0, cnt = b->n;
-
-	for (int i = 0; i < cnt; i++) {
-		struct srn_ip_info ip;
-		srn_rt_ipinfo_from_meta(&ip, &b->meta[i]);
-		memcpy(ip.src + 12, &u->ip.s_addr, 4);   /* the port is our address */
-		srn_rt_ipv4_udp_write(b->hdr[i], sizeof b->hdr[i], &ip, b->len[i]);
-		b->fiov[i][0].iov_base = b->hdr[i];
-		b->fiov[i][0].iov_len = SRN_RT_IPUDP_HDR;
-		b->fiov[i][1].iov_base = b->data + (size_t)i * SRN_RT_BUFSZ;
-		b->fiov[i][1].iov_len = b->len[i];
-		struct msghdr *mh = &b->msg[i].msg_hdr;
-		memset(mh, 0, sizeof *mh);
-		mh->msg_iov = b->fiov[i];
-		mh->msg_iovlen = 2;
-	}
-	int off = 0;
-	while (off < cnt) {
-		int r = sendmmsg(u->rx_fd, b->msg + off, (unsigned)(cnt - off), 0);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			failed++;        /* lost (ECONNREFUSED: the fabric is gone) */
-			off++;
-			continue;
-		}
-		if (batches)
-			(*batches)++;
-		off += r;
-	}
-	b->n = 0;
-	return failed;
-}
-
 /* May packet j join the GSO run that starts at packet f (k packets, tot bytes
  * so far)? Same destination, TOS and TTL; every packet but the last of a run
  * has the first one's size; a shorter one ends the run. */
@@ -413,7 +282,7 @@ static bool gso_joins(const struct srn_rt_txbatch *b, int f, int j, int k, size_
 {
 	const struct srn_pkt_meta *a = &b->meta[f], *m = &b->meta[j];
 	return k < SRN_RT_GSO_SEGS && tot + b->len[j] <= SRN_RT_GSO_BYTES &&
-	       b->len[j] <= b->len[f] && m->dport == a->dport &&
+	       b->len[j] <= b->len[f] && m->l4.dst == a->l4.dst &&
 	       memcmp(m->dst_gid + 12, a->dst_gid + 12, 4) == 0 &&
 	       m->ecn == a->ecn && m->dscp == a->dscp && m->ttl == a->ttl;
 }
@@ -428,7 +297,7 @@ static void set_ids(struct srn_rt_txbatch *b, const int *idx, int n, bool zero)
 	size_t shift_len = 0;
 	for (int k = 0; k < n; k++) {
 		int j = idx[k];
-		uint16_t to = zero ? 0 : (uint16_t)k, from = b->meta[j].ip_id;
+		uint16_t to = zero ? 0 : (uint16_t)k, from = b->meta[j].l4.ip_id;
 		if (from == to)
 			continue;
 		if (b->len[j] != shift_len) {
@@ -436,7 +305,7 @@ static void set_ids(struct srn_rt_txbatch *b, const int *idx, int n, bool zero)
 			shift = srn_icrc_id_shift(shift_len);
 		}
 		srn_icrc_set_id(b->data + (size_t)j * SRN_RT_BUFSZ, b->len[j], shift, from, to);
-		b->meta[j].ip_id = to;
+		b->meta[j].l4.ip_id = to;
 	}
 }
 
@@ -473,7 +342,7 @@ static int build_msgs(struct srn_rt_udp *u, struct srn_rt_txbatch *b, const int 
 			b->iov[p + q].iov_len = b->len[idx[p + q]];
 		}
 		b->to[nm].sin_family = AF_INET;
-		b->to[nm].sin_port = htons(m->dport);
+		b->to[nm].sin_port = htons(m->l4.dst);
 		memcpy(&b->to[nm].sin_addr.s_addr, m->dst_gid + 12, 4);
 		memset(mh, 0, sizeof *mh);
 		mh->msg_name = &b->to[nm];
@@ -506,9 +375,6 @@ int srn_rt_udp_flush(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *b
 {
 	int failed = 0;
 	int idx[SRN_RT_BATCH];
-
-	if (u->fabric)
-		return flush_fabric(u, b, batches);
 
 	for (int s = 0; s < SRN_RT_NSEND && b->n; s++) {
 		int cnt = 0;
@@ -544,4 +410,75 @@ int srn_rt_udp_flush(struct srn_rt_udp *u, struct srn_rt_txbatch *b, uint64_t *b
 	}
 	b->n = 0;
 	return failed;
+}
+
+/* ---- the port --------------------------------------------------------- */
+
+/* one recvmmsg batch; every packet to the sink (a GRO datagram holds
+ * segments of `seg` bytes, the last maybe shorter, the i-th sent with IPv4
+ * ID i: the ICRC check's hint) */
+static int udp_recv(struct srn_rt_port *p, const struct srn_rt_rx_sink *sink)
+{
+	int n = srn_rt_udp_recv(&p->udp, &p->rx);
+	for (int i = 0; i < n; i++) {
+		const struct mmsghdr *mm = &p->rx.msg[i];
+		const uint8_t *pkt = p->rx.iov[i].iov_base;
+		p->rx_bytes += mm->msg_len;
+		if (mm->msg_hdr.msg_flags & MSG_TRUNC) {
+			p->ctr[SRN_RT_CTR_RX_TRUNC]++;
+			sink->malformed(sink->ctx);
+			continue;
+		}
+		struct srn_pkt_meta meta;
+		size_t seg = (size_t)srn_rt_udp_rx_meta(&p->udp, &p->rx, i, &meta);
+		if (!seg)
+			seg = mm->msg_len;
+		else
+			p->ctr[SRN_RT_CTR_RX_GRO_DGRAMS]++;
+		uint16_t id = 0;
+		for (size_t off = 0; off < mm->msg_len; off += seg, id++) {
+			size_t l = mm->msg_len - off < seg ? mm->msg_len - off : seg;
+			if (l > SRN_MAX_PKT) {
+				p->ctr[SRN_RT_CTR_RX_TRUNC]++;
+				sink->malformed(sink->ctx);
+				continue;
+			}
+			meta.l4.ip_id = id;
+			sink->packet(sink->ctx, pkt + off, l, &meta);
+		}
+	}
+	return n;
+}
+
+static int udp_route(const struct srn_rt_port *p, const struct srn_pkt_meta *m)
+{
+	return srn_rt_udp_sock_of(&p->udp, m->l4.src);
+}
+
+static int udp_flush(struct srn_rt_port *p)
+{
+	int failed = srn_rt_udp_flush(&p->udp, &p->tx, &p->ctr[SRN_RT_CTR_TX_BATCHES]);
+	p->ctr[SRN_RT_CTR_TX_GSO_SENDS] = p->tx.gso_sends;
+	return failed;
+}
+
+static void udp_close(struct srn_rt_port *p)
+{
+	srn_rt_udp_close(&p->udp);
+}
+
+static const struct srn_rt_port_ops udp_ops = {
+	.name = "udp", .recv = udp_recv, .route = udp_route, .flush = udp_flush, .close = udp_close,
+};
+
+int srn_rt_port_open_udp(struct srn_rt_port *p, struct in_addr ip, uint16_t port, bool offload)
+{
+	int r = srn_rt_udp_open(&p->udp, ip, port, offload);
+	if (r < 0)
+		return r;
+	p->ops = &udp_ops;
+	p->fd = p->udp.rx_fd;
+	p->l4 = p->udp.l4;
+	p->n_l4 = SRN_RT_NSEND;
+	return 0;
 }
