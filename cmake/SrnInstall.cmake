@@ -97,23 +97,25 @@ set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 # install with DESTDIR and the real prefix, so softrnic.pc says /usr
 set(CPACK_SET_DESTDIR ON)
+set(CPACK_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "software RDMA NIC in user space: drop-in libibverbs, RoCEv2 over UDP")
 set(SRN_DEB_MAINTAINER "softrnic developers <softrnic@softrnic.invalid>" CACHE STRING
   "Maintainer field of the Debian package")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${SRN_DEB_MAINTAINER}")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
-softrnic is an RDMA NIC written in C that runs as an ordinary library in the
+# the first line of Description is CPACK_PACKAGE_DESCRIPTION_SUMMARY
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "softrnic is an RDMA NIC written in C that runs as an ordinary library in the
 application's process: an ABI-compatible libibverbs.so.1, so programs built
 against <infiniband/verbs.h> run on it unmodified, with no kernel module, no
 root and no RDMA hardware. Its packets are real RoCEv2 (UDP port 4791, correct
 ICRC) that Wireshark decodes.
 .
 The library is installed in a private directory of its own and does not
-replace rdma-core's: programs use it when started through softrnic run. The package also holds the softrnic tool (devices, live
-counters, a fault-injecting fabric emulator, a congestion-control simulator,
-loadable signed congestion-control algorithms), the extension header
+replace rdma-core's: programs use it when started through softrnic run. The
+package also holds the softrnic tool (devices, live counters, a
+fault-injecting fabric emulator, a congestion-control simulator, loadable
+signed congestion-control algorithms), the extension header
 <softrnic/softrnic.h>, a pkg-config file and man pages.")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION net)
