@@ -22,8 +22,9 @@
  *   - elsewhere a line at the body indent is
  *       an item  "TAG  DESCRIPTION" (two or more spaces after a tag of at
  *                most 32 characters), continued by the lines indented to the
- *                DESCRIPTION column, or "TAG" alone when the next line is
- *                indented by 12 or more (that line's column is the
+ *                DESCRIPTION column (or, after a long tag, to the column of
+ *                the line that follows it), or "TAG" alone when the next
+ *                line is indented by 12 or more (that line's column is the
  *                description's);
  *       prose    anything else; consecutive lines are one filled paragraph;
  *     and deeper lines that continue no item are kept line for line.
@@ -332,7 +333,12 @@ static void section(const struct line *v, int from, int to, enum sect kind, cons
 				const char *d = gap;
 				while (*d == ' ')
 					d++;
-				item(&s, l->text, (size_t)(gap - l->text), BODY + (int)(d - l->text));
+				/* a long tag pushes the first line's description right; the
+				 * lines after it give the list's column */
+				int col = BODY + (int)(d - l->text);
+				if (i + 1 < to && v[i + 1].indent > BODY && v[i + 1].indent < col)
+					col = v[i + 1].indent;
+				item(&s, l->text, (size_t)(gap - l->text), col);
 				esc(d);
 				fputc('\n', o);
 				continue;
