@@ -83,7 +83,9 @@ pp=$(port)
 "${E[@]}" softrnic run --name softrnic0 --ip "$SIP" -- \
 	ibv_rc_pingpong -d softrnic0 -g 0 -p "$pp" -n 500 >"$TMP/srv.log" 2>&1 &
 spid=$!
-( sleep 60; kill "$spid" 2>/dev/null ) &
+# watchdog: kills the server after 60 s; killed itself (with its sleep, so
+# no process keeps ctest's output pipe open) once the server is done
+( sleep 60 & s=$!; trap 'kill $s; exit 0' TERM; wait $s; kill "$spid" ) >/dev/null 2>&1 &
 wdog=$!
 maps=""
 for _ in $(seq 100); do
