@@ -14,7 +14,9 @@
 #   5. as root, when no softrnic package is installed already and
 #      SRN_TEST_DEB_INSTALL is not 0: apt-get install ./softrnic_*.deb for
 #      real, then from / with PATH=/usr/bin:/bin `softrnic run --
-#      ibv_devinfo`, `man softrnic-run`, pkg-config; then apt-get purge
+#      ibv_devinfo`, `man softrnic-run`, pkg-config, and that a program
+#      started without it still gets rdma-core (ldd, ldconfig cache; CPack's
+#      postinst runs ldconfig); then apt-get purge
 #      (also if the test is interrupted) and check that nothing is left.
 #      Otherwise this step prints SKIP and counts nothing.
 # Usage: bash tests/integration/test_deb.sh BUILD_DIR
@@ -123,6 +125,9 @@ else
 	check "installed: softrnic run -- ibv_devinfo from / lists apt0" \
 		bash -c '[ $1 -eq 0 ] && grep -q "hca_id:.*apt0" <<<"$2"' _ $rc "$out"
 	sed -n '1,4p' <<<"$out" | sed 's/^/  | /'
+	check "installed: programs not started through softrnic run keep rdma-core's libibverbs" \
+		bash -c '"$@" ldd "$0" | grep -Eq "libibverbs\.so\.1 => /(usr/)?lib/[^/]*-linux-gnu/libibverbs" &&
+			 ! ldconfig -p | grep -q /usr/lib/softrnic' "$DEVINFO" "${S[@]}"
 	check "installed: LD_LIBRARY_PATH=/usr/lib/softrnic" \
 		bash -c 'cd / && "$@" softrnic run -- env | grep -qx LD_LIBRARY_PATH=/usr/lib/softrnic' _ "${S[@]}"
 	check "installed: man softrnic-run" \
