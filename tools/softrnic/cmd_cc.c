@@ -38,44 +38,6 @@
 
 extern char **environ;
 
-static const char help_cc[] =
-"softrnic cc - build, sign and load congestion-control algorithms (CC-14)\n"
-"\n"
-"USAGE\n"
-"    softrnic cc keygen KEYFILE\n"
-"    softrnic cc build ALGO.c --key KEYFILE [-o OUT.so] [-I DIR]\n"
-"    softrnic cc load --name DEV ALGO.so [--timeout SECS]\n"
-"\n"
-"    An algorithm is plain C written only against <softrnic/cc_algo.h>: an\n"
-"    init and an on_event function over a 64-byte per-flow context, exported\n"
-"    as   const struct softrnic_cc_algo softrnic_cc_algo = { ... };\n"
-"    (docs/cc.md, tests/cc_algos/fixed_rate.c).\n"
-"\n"
-"    keygen  writes 32 random bytes (getrandom) as hex to KEYFILE, mode 0600.\n"
-"    build   compiles ALGO.c with $CC (default cc): -std=c11 -O2 -fPIC -shared\n"
-"            -nostdlib -ffreestanding -Wl,--no-undefined, so the object uses\n"
-"            no libc (a call to one fails the build); then signs it: OUT.sig\n"
-"            holds HMAC-SHA256(KEYFILE's key, OUT) in hex. OUT defaults to\n"
-"            ALGO.so. -I adds the directory holding softrnic/cc_algo.h\n"
-"            (default: this tree's include/, or $SOFTRNIC_INCLUDE).\n"
-"    load    sends the absolute path to the running device DEV (its control\n"
-"            socket in the stats directory). The device, started with\n"
-"            SOFTRNIC_CC=dcqcn|dcqcn-paper|dcqcn-sw|timely|timely-seg and\n"
-"            SOFTRNIC_CC_KEY=KEYFILE, checks OUT.sig against its key, loads\n"
-"            exactly the bytes it checked and swaps the algorithm in; every\n"
-"            flow is re-initialised by the new algorithm at its next event.\n"
-"            A missing or wrong signature, or an algorithm the engine refuses,\n"
-"            is reported here (exit 1) and the old algorithm keeps running.\n"
-"\n"
-"EXIT STATUS\n"
-"    0 done; 1 refused or failed (the reason is printed); 2 usage error\n"
-"\n"
-"EXAMPLE\n"
-"    softrnic cc keygen dev.key\n"
-"    softrnic cc build my_cc.c --key dev.key -o my_cc.so\n"
-"    SOFTRNIC_CC=dcqcn SOFTRNIC_CC_KEY=dev.key softrnic run --name softrnic0 -- app &\n"
-"    softrnic cc load --name softrnic0 my_cc.so\n";
-
 static int keygen(const char *path)
 {
 	uint8_t key[SRN_CC_KEY_LEN];
@@ -171,7 +133,16 @@ static int build(int argc, char **argv)
 	}
 	const char *cc = getenv("CC");
 	char incflag[PATH_MAX + 3];
-	snprintf(incflag, sizeof(incflag), "-I%s", inc && *inc ? inc : SRN_INCLUDE_DIR);
+	char incdir[PATH_MAX];
+	if (!inc || !*inc) {
+		if (tool_include_dir(incdir, sizeof incdir)) {
+			fprintf(stderr, "softrnic cc build: cannot find softrnic's include directory "
+				"(give -I DIR or SOFTRNIC_INCLUDE)\n");
+			return 1;
+		}
+		inc = incdir;
+	}
+	snprintf(incflag, sizeof(incflag), "-I%s", inc);
 	char *args[] = { (char *)(cc && *cc ? cc : "cc"), (char *)"-std=c11", (char *)"-O2",
 			 (char *)"-fPIC", (char *)"-shared", (char *)"-nostdlib",
 			 (char *)"-ffreestanding", (char *)"-Wall", (char *)"-Wextra",

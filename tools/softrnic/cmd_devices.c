@@ -12,41 +12,6 @@
 #include "runtime/srn_rt.h"
 #include "runtime/srn_rt_stats.h"
 
-const char *const help_devices =
-"NAME\n"
-"    softrnic devices - list configured and running softrnic devices\n"
-"\n"
-"SYNOPSIS\n"
-"    softrnic devices [--json]\n"
-"\n"
-"DESCRIPTION\n"
-"    Prints two tables.\n"
-"\n"
-"    Configured: the devices a verbs program started from this environment\n"
-"    would see, by the rules the library applies: SOFTRNIC_DEVICES\n"
-"    (name=ip[,name=ip...]), else the file named by SOFTRNIC_CONFIG (lines\n"
-"    \"device NAME IP\", '#' comments), else softrnic0 on 127.0.0.1. For each:\n"
-"    name, IPv4 address, GID 0 (::ffff:ADDR), node GUID (derived from name and\n"
-"    address) and capture file.\n"
-"\n"
-"    Running: every device opened by a live process on this host (found\n"
-"    through its live-counter file SOFTRNIC_STATS_DIR/softrnic.NAME.PID,\n"
-"    default /dev/shm): name, address, GID, node GUID, process id and uptime.\n"
-"    Files of processes that no longer exist are ignored.\n"
-"\n"
-"OPTIONS\n"
-"    --json        print one JSON object {\"configured\": [...], \"running\": [...]}\n"
-"    -h, --help    show this help\n"
-"\n"
-"EXAMPLES\n"
-"    softrnic devices\n"
-"    SOFTRNIC_DEVICES=a=127.0.0.5,b=127.0.0.6 softrnic devices\n"
-"    softrnic devices --json | jq '.running[].pid'\n"
-"\n"
-"EXIT STATUS\n"
-"    0; 1 if the configuration is malformed (the error is printed); 2 on a\n"
-"    usage error.\n";
-
 int cmd_devices(int argc, char **argv)
 {
 	bool json = false;

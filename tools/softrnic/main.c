@@ -1,63 +1,12 @@
 /*
  * main.c - `softrnic`, the command-line tool of the softrnic software RNIC:
- * subcommand dispatch, --help, --version and small shared helpers.
+ * subcommand dispatch, --help, --version and small shared helpers. The help
+ * texts are the files man/PAGE.1.txt, compiled in by cmake/SrnDocs.cmake.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "softrnic.h"
-
-static const char *const help_main =
-"NAME\n"
-"    softrnic - run programs on a software RDMA NIC and inspect its devices\n"
-"\n"
-"SYNOPSIS\n"
-"    softrnic run [--name NAME] [--ip ADDR] [--pcap FILE] -- PROGRAM [ARGS...]\n"
-"    softrnic devices\n"
-"    softrnic stats [--name NAME] [--watch SECS] [--all] [--json]\n"
-"    softrnic fabric [--listen ADDR:PORT] [--config FILE] [PORT-SPEC...]\n"
-"    softrnic sim SCENARIO [--out DIR] [--seed N] [--quiet]\n"
-"    softrnic cc keygen KEYFILE | build ALGO.c --key KEYFILE [-o OUT] | load --name DEV ALGO.so\n"
-"    softrnic --help | --version\n"
-"    softrnic COMMAND --help\n"
-"\n"
-"DESCRIPTION\n"
-"    softrnic is an RDMA NIC in user space: a drop-in libibverbs.so.1 that\n"
-"    speaks RoCEv2 over ordinary UDP sockets (port 4791). Unmodified verbs\n"
-"    programs run on it; no kernel module and no root are needed.\n"
-"\n"
-"COMMANDS\n"
-"    run       start PROGRAM with softrnic's libibverbs and one device\n"
-"    devices   list configured devices and the devices running now\n"
-"    stats     print the live counters of running devices\n"
-"    fabric    a user-space switch (loss, reordering, ECN marking...) that\n"
-"              devices attach to instead of sending straight to each other\n"
-"    sim       discrete-event simulator running the real transport core\n"
-"              over simulated links and switches (rates, queues, fairness)\n"
-"    cc        build, sign and load congestion-control algorithms into a\n"
-"              running device\n"
-"\n"
-"OPTIONS\n"
-"    -h, --help     show this help (COMMAND --help: help of that command)\n"
-"    -V, --version  print the version and exit\n"
-"\n"
-"ENVIRONMENT\n"
-"    SOFTRNIC_DEVICES   name=ip[,name=ip...]: devices of a process\n"
-"    SOFTRNIC_CONFIG    file with lines \"device NAME IP\" (if SOFTRNIC_DEVICES is unset)\n"
-"    SOFTRNIC_PCAP      capture file (\".NAME\" appended with several devices)\n"
-"    SOFTRNIC_STATS_DIR directory of the live-counter files (default /dev/shm)\n"
-"    Without SOFTRNIC_DEVICES and SOFTRNIC_CONFIG a process has one device,\n"
-"    softrnic0 on 127.0.0.1.\n"
-"\n"
-"EXAMPLES\n"
-"    softrnic run --name softrnic0 --ip 127.0.0.1 -- ibv_rc_pingpong -d softrnic0 -g 0\n"
-"    softrnic run --name softrnic1 --ip 127.0.0.2 -- ibv_rc_pingpong -d softrnic1 -g 0 127.0.0.1\n"
-"    softrnic stats --watch 1\n"
-"    softrnic run --pcap /tmp/s.pcap -- ibv_devinfo\n"
-"\n"
-"EXIT STATUS\n"
-"    run: the program's exit status (127 if it cannot be started);\n"
-"    others: 0 on success, 1 on error, 2 on a usage error.\n";
 
 void tool_fmt_gid(char out[40], const uint8_t gid[16])
 {
@@ -112,6 +61,15 @@ void tool_json_str(const char *s)
 	putchar('"');
 }
 
+/* `softrnic help CMD`: the text of CMD --help (man/softrnic-CMD.1.txt) */
+static const struct {
+	const char *cmd;
+	const char *const *text;
+} helps[] = {
+	{ "run", &help_run }, { "devices", &help_devices }, { "stats", &help_stats },
+	{ "fabric", &help_fabric }, { "sim", &help_sim }, { "cc", &help_cc },
+};
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -121,20 +79,12 @@ int main(int argc, char **argv)
 	const char *c = argv[1];
 	if (tool_is_help(c) || strcmp(c, "help") == 0) {
 		if (argc > 2 && strcmp(c, "help") == 0) {
-			if (!strcmp(argv[2], "run"))
-				return fputs(help_run, stdout), 0;
-			if (!strcmp(argv[2], "devices"))
-				return fputs(help_devices, stdout), 0;
-			if (!strcmp(argv[2], "stats"))
-				return fputs(help_stats, stdout), 0;
-			if (!strcmp(argv[2], "cc")) {
-				char *h[] = { argv[2], (char *)"--help", NULL };
-				return srn_cmd_cc(2, h);
-			}
-			if (!strcmp(argv[2], "fabric") || !strcmp(argv[2], "sim")) {
-				char *h[] = { argv[2], (char *)"--help", NULL };
-				return !strcmp(argv[2], "sim") ? srn_cmd_sim(2, h) : srn_cmd_fabric(2, h);
-			}
+			for (size_t k = 0; k < sizeof helps / sizeof helps[0]; k++)
+				if (strcmp(argv[2], helps[k].cmd) == 0)
+					return fputs(*helps[k].text, stdout), 0;
+			fprintf(stderr, "softrnic help: unknown command \"%s\" (try: softrnic --help)\n",
+				argv[2]);
+			return 2;
 		}
 		fputs(help_main, stdout);
 		return 0;
