@@ -32,9 +32,11 @@ void srn_verbs_fill_device_attr(struct srn_context *sctx, struct ibv_device_attr
 	a->sys_image_guid = a->node_guid;
 	a->max_mr_size = UINT64_MAX;
 	a->page_size_cap = 0xfffff000;     /* 4 KiB and up */
-	a->vendor_id = 0;                  /* no IEEE OUI: a software device */
-	a->vendor_part_id = 0;
-	a->hw_ver = 0;
+	/* IBTA A3.3.1: 0xFFFFFF is "no IEEE OUI assigned", what Soft-RoCE
+	 * reports; programs that identify a device want non-zero values */
+	a->vendor_id = SRN_VERBS_VENDOR_ID;
+	a->vendor_part_id = SRN_VERBS_VENDOR_PART_ID;
+	a->hw_ver = SRN_VERBS_HW_VER;
 	a->max_qp = (int)l->max_qp;
 	a->max_qp_wr = (int)l->max_qp_wr;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |

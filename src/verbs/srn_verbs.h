@@ -46,6 +46,11 @@
 #define SRN_VERBS_PORT 1           /* the one port of a softrnic device */
 #define SRN_VERBS_GRH_LEN 40       /* GRH area at the start of UD receive buffers */
 
+/* ibv_query_device identity: no IEEE OUI (as Soft-RoCE), part "SR", version 1 */
+#define SRN_VERBS_VENDOR_ID      0xFFFFFFu
+#define SRN_VERBS_VENDOR_PART_ID 0x5352u
+#define SRN_VERBS_HW_VER         1u
+
 /* ------------------------------------------------------------------------ */
 struct srn_context;
 

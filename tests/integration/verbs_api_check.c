@@ -187,6 +187,11 @@ static void test_v01_v02_device_list_open_query(void)
 	CHECK_EQ(dattr.phys_port_cnt, 1);
 	CHECK(dattr.max_qp > 0 && dattr.max_qp_wr > 0 && dattr.max_cqe > 0 && dattr.max_sge > 0);
 	CHECK(dattr.node_guid != 0);
+	/* V-02 (issue 11 item 1): a device identifies itself as Soft-RoCE does:
+	 * vendor 0xFFFFFF ("no OUI", IBTA A3.3.1), a part id and a hw version */
+	CHECK_EQ(dattr.vendor_id, 0xFFFFFF);
+	CHECK(dattr.vendor_part_id != 0);
+	CHECK(dattr.hw_ver != 0);
 
 	REQUIRE(ibv_query_port(ctx, 1, &pa) == 0);
 	CHECK_EQ(pa.state, IBV_PORT_ACTIVE);
