@@ -280,6 +280,12 @@ struct srn_mr_info {
 };
 int  srn_mr_reg(struct srn_dev *dev, uint32_t pdn, void *addr, uint64_t iova,
 		uint64_t length, uint32_t access, struct srn_mr **out);
+/* ibv_rereg_mr: change PD, translation and access of mr in place; its
+ * lkey/rkey stay the same (every Linux provider keeps them, and a peer
+ * holding the rkey keeps access). Same checks as srn_mr_reg; on an error
+ * nothing changes. */
+int  srn_mr_rereg(struct srn_dev *dev, struct srn_mr *mr, uint32_t pdn, void *addr,
+		  uint64_t iova, uint64_t length, uint32_t access);
 void srn_mr_info(const struct srn_mr *mr, struct srn_mr_info *info);
 int  srn_mr_dereg(struct srn_dev *dev, struct srn_mr *mr);
 
