@@ -1,7 +1,8 @@
 /*
  * mr.c - memory regions: ibv_reg_mr / _iova / _iova2, ibv_dereg_mr,
- * ibv_rereg_mr (new registration first, then the old one is released, so a
- * failure leaves the old MR intact; the struct ibv_mr object is kept).
+ * ibv_rereg_mr (the registration changes in place: lkey and rkey stay the
+ * same, as with every Linux provider, so a peer holding the rkey keeps its
+ * access; a failure leaves the MR as it was; the struct ibv_mr is kept).
  *
  * Access rules (as the kernel's ib_check_mr_access): REMOTE_WRITE or
  * REMOTE_ATOMIC without LOCAL_WRITE -> EINVAL; unknown flags -> EINVAL;
@@ -133,8 +134,8 @@ SRN_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
  * rdma-core's contract: IBV_REREG_MR_ERR_INPUT (-1) with errno for bad input
  * (the old MR is still valid), IBV_REREG_MR_ERR_CMD (-4) if the device
  * refused. Here a refused re-registration also leaves the old MR valid
- * (the new one is made before the old one is released), but -4 is what
- * callers expect for it.
+ * (the core checks everything before it changes anything), but -4 is what
+ * callers expect for it. The keys never change.
  */
 SRN_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr,
 			    size_t length, int access)
@@ -145,7 +146,6 @@ SRN_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, voi
 	void *new_addr = mr->addr;
 	size_t new_len = mr->length;
 	unsigned int new_access = (unsigned int)vmr->access;
-	struct srn_mr *old = vmr->core, *nmr = NULL;
 	struct srn_mr_info info;
 	uint64_t iova;
 	int rc;
@@ -179,7 +179,7 @@ SRN_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, voi
 	}
 	/* keep the iova offset of the old registration unless the translation
 	 * changes (then iova = the new address, as ibv_reg_mr does) */
-	srn_mr_info(old, &info);
+	srn_mr_info(vmr->core, &info);
 	iova = info.iova;
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		new_addr = addr;
@@ -194,17 +194,15 @@ SRN_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, voi
 	if (!flags)
 		return 0;
 
+	/* in place: lkey and rkey stay what they were */
 	srn_rt_lock(sctx->rd);
-	rc = srn_mr_reg(sctx->core, to_spd(new_pd)->pdn, new_addr, iova, new_len,
-			core_access(new_access), &nmr);
-	if (!rc)
-		srn_mr_dereg(sctx->core, old);
+	rc = srn_mr_rereg(sctx->core, vmr->core, to_spd(new_pd)->pdn, new_addr, iova, new_len,
+			  core_access(new_access));
 	srn_rt_unlock(sctx->rd);
 	if (rc) {
 		errno = srn_verbs_errno(rc);
 		return IBV_REREG_MR_ERR_CMD;
 	}
-	vmr->core = nmr;
 	vmr->access = (int)new_access;
 	if (new_pd != mr->pd) {
 		__atomic_add_fetch(&to_spd(new_pd)->users, 1, __ATOMIC_ACQ_REL);

@@ -261,16 +261,24 @@ static void test_v03_pd_mr_errnos(void)
 	/* dealloc with an MR registered: EBUSY, PD still usable */
 	CHECK_EQ(ibv_dealloc_pd(pd), EBUSY);
 
-	/* rereg: access, then translation, then PD; the ibv_mr object is kept */
+	/* rereg: access, then translation, then PD; the ibv_mr object is kept,
+	 * and so are its keys (issue 11 item 2: every Linux provider keeps them) */
+	uint32_t lkey0 = mr->lkey, rkey0 = mr->rkey;
 	CHECK_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			      IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ), 0);
+	CHECK_EQ(mr->lkey, lkey0);
+	CHECK_EQ(mr->rkey, rkey0);
 	CHECK_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
 			      IBV_ACCESS_REMOTE_WRITE), IBV_REREG_MR_ERR_INPUT);
 	CHECK_EQ(errno, EINVAL);
 	CHECK_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, buf2, sizeof(buf2), 0), 0);
 	CHECK(mr->addr == buf2 && mr->length == sizeof(buf2));
+	CHECK_EQ(mr->lkey, lkey0);
+	CHECK_EQ(mr->rkey, rkey0);
 	CHECK_EQ(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0), 0);
 	CHECK(mr->pd == pd2);
+	CHECK_EQ(mr->lkey, lkey0);
+	CHECK_EQ(mr->rkey, rkey0);
 	CHECK_EQ(ibv_dealloc_pd(pd), 0);           /* no longer used */
 	CHECK_EQ(ibv_dealloc_pd(pd2), EBUSY);
 	CHECK_EQ(ibv_rereg_mr(mr, 1 << 7, NULL, NULL, 0, 0), IBV_REREG_MR_ERR_INPUT);
@@ -894,6 +902,60 @@ static void test_v04_loopback_rc_send_write_read_atomic(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* V-03 (issue 11 item 2): a peer handed the rkey before ibv_rereg_mr keeps
+ * its access: the keys do not change, the new translation and access apply */
+
+static void test_v03_rereg_mr_peer_rkey_still_valid(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	static uint8_t src[512], t1[512], t2[1024];
+	struct ibv_mr *ms, *mt;
+	struct ibv_qp *qa, *qb;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_wc wc;
+	uint32_t rkey;
+
+	REQUIRE(pd && cq);
+	ms = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+	mt = ibv_reg_mr(pd, t1, sizeof(t1), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	qa = make_qp(pd, cq, cq, IBV_QPT_RC, 8, NULL);
+	qb = make_qp(pd, cq, cq, IBV_QPT_RC, 8, NULL);
+	REQUIRE(ms && mt && qa && qb);
+	REQUIRE(connect_rc(qa, qb->qp_num) == 0);
+	REQUIRE(connect_rc(qb, qa->qp_num) == 0);
+	rkey = mt->rkey;                  /* what the peer was told */
+	CHECK_EQ(ibv_rereg_mr(mt, IBV_REREG_MR_CHANGE_TRANSLATION | IBV_REREG_MR_CHANGE_ACCESS, NULL,
+			      t2, sizeof(t2), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			      IBV_ACCESS_REMOTE_READ), 0);
+	CHECK_EQ(mt->rkey, rkey);
+	fill(src, sizeof(src), 21);
+	memset(t2, 0, sizeof(t2));
+	sge = (struct ibv_sge){ (uintptr_t)src, sizeof(src), ms->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 1; wr.sg_list = &sge; wr.num_sge = 1;
+	wr.opcode = IBV_WR_RDMA_WRITE; wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)t2 + 512; wr.wr.rdma.rkey = rkey;
+	REQUIRE(ibv_post_send(qa, &wr, &bad) == 0);
+	REQUIRE(poll_one(cq, &wc, 5000) == 1);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);          /* was REM_ACCESS_ERR (new keys) */
+	CHECK(same(src, t2 + 512, sizeof(src)));
+	/* and the new access applies: READ through the same rkey */
+	memset(src, 0, sizeof(src));
+	wr.wr_id = 2; wr.opcode = IBV_WR_RDMA_READ;
+	REQUIRE(ibv_post_send(qa, &wr, &bad) == 0);
+	REQUIRE(poll_one(cq, &wc, 5000) == 1);
+	CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+	CHECK(same(src, t2 + 512, sizeof(src)));
+	CHECK_EQ(ibv_destroy_qp(qa), 0);
+	CHECK_EQ(ibv_destroy_qp(qb), 0);
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
+	ibv_dereg_mr(ms); ibv_dereg_mr(mt);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* V-03: UD in loopback: AH, GRH written into the receive buffer, AH from WC */
 
 static void test_v03_ud_loopback_grh_and_ah_from_wc(void)
@@ -1193,6 +1255,7 @@ static const struct tcase tests[] = {
 	T(test_v04_post_wrong_state_einval_bad_wr),
 	T(test_v04_sq_full_enomem),
 	T(test_v04_loopback_rc_send_write_read_atomic),
+	T(test_v03_rereg_mr_peer_rkey_still_valid),
 	T(test_v03_ud_loopback_grh_and_ah_from_wc),
 	T(test_v03_srq_limit_async_event),
 	T(test_v01_qp_ex_send_and_cq_ex_poll),
