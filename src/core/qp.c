@@ -430,6 +430,10 @@ int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask,
 
 	if (to == SRN_QPS_RESET) {
 		qp_reset(qp);
+		/* as the kernel providers do: RESET removes the QP's completions */
+		srn_cq_purge_qp(qp->init.send_cq, qp->qpn);
+		if (qp->init.recv_cq != qp->init.send_cq)
+			srn_cq_purge_qp(qp->init.recv_cq, qp->qpn);
 		qp->attr.qp_state = SRN_QPS_RESET;
 		return SRN_OK;
 	}

@@ -313,6 +313,10 @@ int  srn_cq_poll(struct srn_cq *cq, struct srn_cqe *out, int n); /* number polle
 void srn_cq_arm(struct srn_cq *cq, bool solicited_only);
 int  srn_cq_resize(struct srn_cq *cq, uint32_t ncqe);
 uint32_t srn_cq_capacity(const struct srn_cq *cq);
+/* Remove every CQE of QP qpn from cq; the other CQEs keep their order.
+ * Returns how many were removed. (A QP moved to RESET: its old flush and
+ * error completions must not be polled after it is reconnected.) */
+uint32_t srn_cq_purge_qp(struct srn_cq *cq, uint32_t qpn);
 void *srn_cq_user(const struct srn_cq *cq);
 
 /* ------------------------------------------------------------------------ */
