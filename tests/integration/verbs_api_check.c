@@ -956,6 +956,68 @@ static void test_v03_rereg_mr_peer_rkey_still_valid(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* V-03 (issue 11 item 3): ERR -> RESET -> INIT -> RTR -> RTS leaves no stale
+ * completions: RESET removed the QP's flush CQEs from its CQs */
+
+static void test_v03_reset_removes_stale_cqes_reconnect_clean(void)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	static uint8_t src[64], dst[64];
+	struct ibv_mr *ms, *md;
+	struct ibv_qp *qa, *qb;
+	struct ibv_sge ss, ds;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_recv_wr rwr, *rbad;
+	struct ibv_qp_attr a;
+	struct ibv_wc wc;
+
+	REQUIRE(pd && cq);
+	ms = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+	md = ibv_reg_mr(pd, dst, sizeof(dst), IBV_ACCESS_LOCAL_WRITE);
+	qa = make_qp(pd, cq, cq, IBV_QPT_RC, 8, NULL);
+	qb = make_qp(pd, cq, cq, IBV_QPT_RC, 8, NULL);
+	REQUIRE(ms && md && qa && qb);
+	REQUIRE(connect_rc(qa, qb->qp_num) == 0);
+	REQUIRE(connect_rc(qb, qa->qp_num) == 0);
+	ss = (struct ibv_sge){ (uintptr_t)src, sizeof(src), ms->lkey };
+	ds = (struct ibv_sge){ (uintptr_t)dst, sizeof(dst), md->lkey };
+	memset(&rwr, 0, sizeof(rwr));
+	rwr.sg_list = &ds; rwr.num_sge = 1;
+	for (int i = 0; i < 3; i++) {
+		rwr.wr_id = 0x100u + (unsigned)i;
+		REQUIRE(ibv_post_recv(qb, &rwr, &rbad) == 0);
+	}
+	/* qb to ERR: three flush CQEs in the shared CQ (not polled) */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_ERR;
+	REQUIRE(ibv_modify_qp(qb, &a, IBV_QP_STATE) == 0);
+	/* reconnect qb (qa too: it may have seen nothing, but its peer restarts) */
+	REQUIRE(goto_state(qb, IBV_QPS_RTS, qa->qp_num) == 0);
+	REQUIRE(goto_state(qa, IBV_QPS_RTS, qb->qp_num) == 0);
+	CHECK_EQ(ibv_poll_cq(cq, 1, &wc), 0);          /* was a stale WR_FLUSH_ERR */
+	/* traffic after the reconnection completes cleanly */
+	rwr.wr_id = 0x200;
+	REQUIRE(ibv_post_recv(qb, &rwr, &rbad) == 0);
+	fill(src, sizeof(src), 8);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 0x201; wr.sg_list = &ss; wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND; wr.send_flags = IBV_SEND_SIGNALED;
+	REQUIRE(ibv_post_send(qa, &wr, &bad) == 0);
+	for (int i = 0; i < 2; i++) {
+		REQUIRE(poll_one(cq, &wc, 5000) == 1);
+		CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+		CHECK(wc.wr_id == 0x200 || wc.wr_id == 0x201);
+	}
+	CHECK(same(src, dst, sizeof(src)));
+	CHECK_EQ(ibv_destroy_qp(qa), 0);
+	CHECK_EQ(ibv_destroy_qp(qb), 0);
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
+	ibv_dereg_mr(ms); ibv_dereg_mr(md);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* V-03: UD in loopback: AH, GRH written into the receive buffer, AH from WC */
 
 static void test_v03_ud_loopback_grh_and_ah_from_wc(void)
@@ -1256,6 +1318,7 @@ static const struct tcase tests[] = {
 	T(test_v04_sq_full_enomem),
 	T(test_v04_loopback_rc_send_write_read_atomic),
 	T(test_v03_rereg_mr_peer_rkey_still_valid),
+	T(test_v03_reset_removes_stale_cqes_reconnect_clean),
 	T(test_v03_ud_loopback_grh_and_ah_from_wc),
 	T(test_v03_srq_limit_async_event),
 	T(test_v01_qp_ex_send_and_cq_ex_poll),
