@@ -63,6 +63,7 @@ struct srn_mr {
 	uint32_t key, pdn, access, idx;
 	uint8_t *addr;
 	uint64_t iova, length;
+	uint32_t n_mw;                  /* memory windows bound to it (mw.c) */
 };
 /* lookup by key; NULL if stale/unknown */
 struct srn_mr *srn_mr_lookup(struct srn_dev *dev, uint32_t key);
@@ -260,6 +261,7 @@ struct srn_dev {
 	struct srn_async_event *aev;
 	uint32_t aev_head, aev_n, aev_cap;
 	struct srn_cong *cc;            /* NULL: no congestion control */
+	struct srn_mwt *mwt;            /* memory windows (mw.c); made at the first */
 };
 
 static inline void srn_ctr_inc(struct srn_dev *dev, enum srn_ctr c) { dev->ctr[c]++; }
@@ -361,6 +363,29 @@ uint64_t srn_rto_ns(uint8_t timeout);
 /* comp.c */
 void srn_comp_recv(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now);
 void srn_comp_fail(struct srn_qp *qp, uint8_t status);
+
+/* mw.c: memory windows (the hooks of req/comp/resp/qp/dev) */
+static inline bool srn_wqe_is_local(const struct srn_swqe *w)
+{
+	return w->wr.opcode == SRN_WR_BIND_MW || w->wr.opcode == SRN_WR_LOCAL_INV;
+}
+/* the requester reached a BIND_MW / LOCAL_INV WQE at its cursor: executes it
+ * once (a retry passes over it), completes it at once when nothing before
+ * it is outstanding; false if the WQE failed (MW_BIND_ERR pending) */
+bool srn_mw_req_exec(struct srn_qp *qp, struct srn_swqe *w);
+/* a FENCEd local WQE waits until everything before it completed */
+bool srn_mw_req_fenced(const struct srn_qp *qp, const struct srn_swqe *w);
+/* complete the executed local WQEs that reached the head of the SQ */
+void srn_mw_comp_head(struct srn_qp *qp);
+/* responder: host address of [va, va+len) under rkey (an MR's or a window's)
+ * for a request arriving on qp with the access bits; NULL on any violation */
+uint8_t *srn_rkey_xlate(struct srn_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+			uint32_t access);
+/* SEND_WITH_INV: may rkey be invalidated by a request arriving on qp? / do it */
+bool srn_mw_remote_inv_ok(struct srn_qp *qp, uint32_t rkey);
+void srn_mw_remote_inv(struct srn_qp *qp, uint32_t rkey);
+void srn_mw_qp_gone(struct srn_qp *qp);         /* srn_qp_del: its type 2 windows */
+void srn_mw_dev_del(struct srn_dev *dev);       /* srn_dev_del, before the MRs go */
 
 /* resp.c */
 void srn_resp_recv(struct srn_qp *qp, const struct srn_pkt *p, const struct srn_pkt_meta *meta,

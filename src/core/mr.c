@@ -35,7 +35,8 @@ static int mr_args_ok(uint32_t pdn, const void *addr, uint64_t iova, uint64_t le
 	if (pdn == 0 || (!addr && length))
 		return SRN_EINVAL;
 	if (access & ~(uint32_t)(SRN_ACCESS_LOCAL_WRITE | SRN_ACCESS_REMOTE_WRITE |
-				 SRN_ACCESS_REMOTE_READ | SRN_ACCESS_REMOTE_ATOMIC))
+				 SRN_ACCESS_REMOTE_READ | SRN_ACCESS_REMOTE_ATOMIC |
+				 SRN_ACCESS_MW_BIND))
 		return SRN_EINVAL;
 	/* verbs rule: remote write/atomic require local write */
 	if ((access & (SRN_ACCESS_REMOTE_WRITE | SRN_ACCESS_REMOTE_ATOMIC)) &&
@@ -85,6 +86,8 @@ int srn_mr_rereg(struct srn_dev *dev, struct srn_mr *mr, uint32_t pdn, void *add
 	int rc = mr_args_ok(pdn, addr, iova, length, access);
 	if (rc)
 		return rc;
+	if (mr->n_mw)
+		return SRN_EBUSY;       /* windows are bound to it */
 	/* in place: the key (and so every lkey/rkey handed out) stays valid */
 	mr->pdn = pdn;
 	mr->access = access;
@@ -109,6 +112,8 @@ int srn_mr_dereg(struct srn_dev *dev, struct srn_mr *mr)
 {
 	if (!dev || !mr || mr->dev != dev || mr->idx >= dev->cfg.max_mr || dev->mrt[mr->idx] != mr)
 		return SRN_EINVAL;
+	if (mr->n_mw)
+		return SRN_EBUSY;       /* IBA 10.6.7.2.6: windows are bound to it */
 	dev->mrt[mr->idx] = NULL;
 	dev->mr_gen[mr->idx]++;
 	srn_mem_free(dev, mr);
