@@ -375,6 +375,7 @@ void srn_comp_recv(struct srn_qp *qp, const struct srn_pkt *p, srn_ts now)
 			return;
 
 		case COMP_ST_DONE:
+			srn_mw_comp_head(qp);       /* executed BIND_MW / LOCAL_INV */
 			check_head_error(qp);
 			srn_qp_check_drained(qp);
 			return;

@@ -72,6 +72,8 @@ static uint8_t wc_opcode_of(uint8_t wr_op)
 	case SRN_WR_RDMA_READ: return SRN_WC_RDMA_READ;
 	case SRN_WR_ATOMIC_CMP_AND_SWP: return SRN_WC_COMP_SWAP;
 	case SRN_WR_ATOMIC_FETCH_AND_ADD: return SRN_WC_FETCH_ADD;
+	case SRN_WR_BIND_MW: return SRN_WC_BIND_MW;
+	case SRN_WR_LOCAL_INV: return SRN_WC_LOCAL_INV;
 	default: return SRN_WC_SEND;
 	}
 }
@@ -349,6 +351,7 @@ int srn_qp_del(struct srn_qp *qp, srn_ts now)
 	srn_timer_cancel(dev, &qp->req.rnr);
 	srn_timer_cancel(dev, &qp->ack_timer);
 	srn_cong_qp_del(qp);
+	srn_mw_qp_gone(qp);             /* type 2 windows bound to it */
 	srn_qp_unsched(qp);
 	srn_list_del(&qp->node);
 	dev->qpt[qp->slot] = NULL;
@@ -516,6 +519,8 @@ static bool opcode_ok(enum srn_qp_type t, uint8_t op)
 		return true;
 	case SRN_WR_RDMA_WRITE:
 	case SRN_WR_RDMA_WRITE_WITH_IMM:
+	case SRN_WR_BIND_MW:            /* local operations (mw.c) */
+	case SRN_WR_LOCAL_INV:
 		return t == SRN_QPT_RC || t == SRN_QPT_UC;
 	case SRN_WR_RDMA_READ:
 	case SRN_WR_ATOMIC_CMP_AND_SWP:
@@ -538,6 +543,8 @@ int srn_qp_post_send(struct srn_qp *qp, const struct srn_send_wr *wr, srn_ts now
 		return SRN_EINVAL;
 	if (wr->num_sge > qp->init.max_send_sge || (wr->num_sge && !wr->sg_list))
 		return SRN_EINVAL;
+	if ((wr->opcode == SRN_WR_BIND_MW || wr->opcode == SRN_WR_LOCAL_INV) && wr->num_sge)
+		return SRN_EINVAL;              /* a local operation moves no data */
 	uint64_t len = 0;
 	for (uint32_t i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;
