@@ -9,7 +9,9 @@
  *   EXECUTE   -> CHECK_OPSEQ -> CHECK_LENGTH -> CHECK_RESOURCES -> SEND |
  *                WRITE | READ | ATOMIC -> ACKNOWLEDGE
  *   any check failing -> ERROR_NAK (NAK, QP -> ERR, async event); an
- *   exhausted receive queue -> RNR_NAK.
+ *   exhausted receive queue -> RNR_NAK. rkeys are translated by
+ *   srn_rkey_xlate (an MR's or a memory window's, mw.c); SEND_WITH_INV
+ *   invalidates a window (a key it may not invalidate: NAK invalid request).
  * UC (PSN-13) and UD (PSN-14) share the execution steps without ACKs.
  *
  * Response queue: ACK/NAK/READ response/atomic ACK entries in PSN order;
@@ -25,7 +27,7 @@ const char *const srn_resp_state_names[SRN_RESP_ST_NSTATES] = {
 
 enum exec_result {
 	EXEC_OK, EXEC_RNR, EXEC_INV_REQ, EXEC_ACCESS, EXEC_ACCESS_INV, EXEC_OP_ERR,
-	EXEC_LEN_ERR, EXEC_BUSY, EXEC_RD_ATOMIC_EXC,
+	EXEC_LEN_ERR, EXEC_BUSY, EXEC_RD_ATOMIC_EXC, EXEC_INV_RKEY,
 };
 
 void srn_resp_reset(struct srn_qp *qp)
@@ -246,6 +248,10 @@ static enum exec_result exec_send(struct srn_qp *qp, const struct srn_pkt *p)
 			return EXEC_RNR;
 		qp->resp.offset = 0;
 	}
+	/* SEND_WITH_INV: the rkey must be one this QP may invalidate before
+	 * a byte of the last packet is placed (mw.c) */
+	if (op_last(m) && (m & SRN_M_IETH) && !srn_mw_remote_inv_ok(qp, p->ieth_rkey))
+		return EXEC_INV_RKEY;
 	enum exec_result r = rwqe_write(qp, &qp->resp.wqe, qp->resp.offset, p->payload, p->paylen);
 	if (r != EXEC_OK)
 		return r;
@@ -256,8 +262,8 @@ static enum exec_result exec_send(struct srn_qp *qp, const struct srn_pkt *p)
 			flags |= SRN_WC_WITH_IMM;
 			imm = p->imm_be;
 		} else if (m & SRN_M_IETH) {
-			/* SEND_WITH_INV: reported; the core's MRs are not invalidatable
-			 * (ibv_reg_mr memory), so no key is revoked */
+			/* SEND_WITH_INV: the window's rkey is revoked, then reported */
+			srn_mw_remote_inv(qp, p->ieth_rkey);
 			flags |= SRN_WC_WITH_INV;
 			imm = p->ieth_rkey;
 		}
@@ -273,14 +279,13 @@ static enum exec_result exec_send(struct srn_qp *qp, const struct srn_pkt *p)
 static enum exec_result exec_write(struct srn_qp *qp, const struct srn_pkt *p)
 {
 	uint32_t m = p->info->mask;
-	struct srn_dev *dev = qp->dev;
 	if (op_first(m)) {
 		if (!(qp->attr.qp_access_flags & SRN_ACCESS_REMOTE_WRITE))
 			return EXEC_ACCESS;
 		if (p->reth_len > (1u << 31))
 			return EXEC_INV_REQ;
-		if (p->reth_len && !srn_mr_xlate(dev, p->reth_rkey, qp->init.pdn, p->reth_va,
-						 p->reth_len, SRN_ACCESS_REMOTE_WRITE))
+		if (p->reth_len && !srn_rkey_xlate(qp, p->reth_rkey, p->reth_va,
+						   p->reth_len, SRN_ACCESS_REMOTE_WRITE))
 			return EXEC_ACCESS;
 		qp->resp.wr_va = p->reth_va;
 		qp->resp.wr_rkey = p->reth_rkey;
@@ -294,8 +299,8 @@ static enum exec_result exec_write(struct srn_qp *qp, const struct srn_pkt *p)
 	if (imm && !take_rwqe(qp))
 		return EXEC_RNR;
 	if (p->paylen) {
-		uint8_t *host = srn_mr_xlate(dev, qp->resp.wr_rkey, qp->init.pdn, qp->resp.wr_va,
-					     p->paylen, SRN_ACCESS_REMOTE_WRITE);
+		uint8_t *host = srn_rkey_xlate(qp, qp->resp.wr_rkey, qp->resp.wr_va,
+					       p->paylen, SRN_ACCESS_REMOTE_WRITE);
 		if (!host)
 			return EXEC_ACCESS;
 		memcpy(host, p->payload, p->paylen);
@@ -362,8 +367,8 @@ static enum exec_result exec_read(struct srn_qp *qp, const struct srn_pkt *p)
 		return EXEC_ACCESS;
 	if (p->reth_len > (1u << 31))
 		return EXEC_INV_REQ;
-	if (p->reth_len && !srn_mr_xlate(qp->dev, p->reth_rkey, qp->init.pdn, p->reth_va,
-					 p->reth_len, SRN_ACCESS_REMOTE_READ))
+	if (p->reth_len && !srn_rkey_xlate(qp, p->reth_rkey, p->reth_va,
+					   p->reth_len, SRN_ACCESS_REMOTE_READ))
 		return EXEC_ACCESS;
 	if (!rsp_space(qp, 1))
 		return EXEC_BUSY;
@@ -395,8 +400,7 @@ static enum exec_result exec_atomic(struct srn_qp *qp, const struct srn_pkt *p)
 		return EXEC_ACCESS;
 	if (p->atm_va & 7)
 		return EXEC_ACCESS_INV;             /* misaligned: invalid request */
-	uint8_t *host = srn_mr_xlate(qp->dev, p->atm_rkey, qp->init.pdn, p->atm_va, 8,
-				     SRN_ACCESS_REMOTE_ATOMIC);
+	uint8_t *host = srn_rkey_xlate(qp, p->atm_rkey, p->atm_va, 8, SRN_ACCESS_REMOTE_ATOMIC);
 	if (!host)
 		return EXEC_ACCESS;
 	if (!rsp_space(qp, 1))
@@ -500,8 +504,8 @@ static void rc_duplicate(struct srn_qp *qp, const struct srn_pkt *p)
 		if (!r || p->reth_va < r->va ||
 		    p->reth_va + (uint64_t)p->reth_len > r->va + (uint64_t)r->len)
 			return;                               /* not a subset: dropped */
-		if (p->reth_len && !srn_mr_xlate(dev, p->reth_rkey, qp->init.pdn, p->reth_va,
-						 p->reth_len, SRN_ACCESS_REMOTE_READ))
+		if (p->reth_len && !srn_rkey_xlate(qp, p->reth_rkey, p->reth_va,
+						   p->reth_len, SRN_ACCESS_REMOTE_READ))
 			return;                               /* error before the first response */
 		preempt_from(qp, p->psn);
 		struct srn_rsp *e = rsp_push(qp, SRN_RSP_READ);
@@ -589,6 +593,12 @@ static void resp_rc(struct srn_qp *qp, const struct srn_pkt *p)
 		return;
 	case EXEC_LEN_ERR:
 		rc_fatal(qp, SRN_NAK_INVALID_REQUEST, p->psn, -1, SRN_WC_LOC_LEN_ERR);
+		return;
+	case EXEC_INV_RKEY:
+		/* SEND_WITH_INV of a key this QP may not invalidate: an invalid
+		 * request; the receive WQE completes with that status */
+		rc_fatal(qp, SRN_NAK_INVALID_REQUEST, p->psn, SRN_EV_QP_REQ_ERR,
+			 SRN_WC_REM_INV_REQ_ERR);
 		return;
 	case EXEC_OP_ERR:
 		rc_fatal(qp, SRN_NAK_REMOTE_OP_ERR, p->psn, -1, SRN_WC_LOC_PROT_ERR);
@@ -829,7 +839,7 @@ ssize_t srn_resp_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pk
 			bool last = e->left <= qp->mtu;
 			const uint8_t *src = NULL;
 			if (plen) {
-				src = srn_mr_xlate(dev, e->rkey, qp->init.pdn, e->va, plen, SRN_ACCESS_REMOTE_READ);
+				src = srn_rkey_xlate(qp, e->rkey, e->va, plen, SRN_ACCESS_REMOTE_READ);
 				if (!src) {
 					/* memory went away: stop answering (PSN-09); the
 					 * responder gives this READ up */
