@@ -141,8 +141,9 @@ static const struct ibv_context_ops srn_ctx_ops = {
 	.post_srq_recv = srn_verbs_post_srq_recv,
 	.post_send = srn_verbs_post_send,
 	.post_recv = srn_verbs_post_recv,
-	/* alloc_mw/bind_mw/dealloc_mw: memory windows are not offered (NULL ->
-	 * the inline ibv_alloc_mw() reports EOPNOTSUPP) */
+	.alloc_mw = srn_verbs_alloc_mw,
+	.dealloc_mw = srn_verbs_dealloc_mw,
+	.bind_mw = srn_verbs_bind_mw,
 };
 
 SRN_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)

@@ -7,7 +7,9 @@
  * Access rules (as the kernel's ib_check_mr_access): REMOTE_WRITE or
  * REMOTE_ATOMIC without LOCAL_WRITE -> EINVAL; unknown flags -> EINVAL;
  * ON_DEMAND -> EOPNOTSUPP (ODP is not advertised); bits of
- * IBV_ACCESS_OPTIONAL_RANGE are hints and are ignored.
+ * IBV_ACCESS_OPTIONAL_RANGE are hints and are ignored. MW_BIND lets memory
+ * windows be bound to the MR; while windows are bound, ibv_dereg_mr and
+ * ibv_rereg_mr fail with EINVAL (as Soft-RoCE; ibv_alloc_mw(3)).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,15 @@ static int check_access(unsigned int access)
 static uint32_t core_access(unsigned int access)
 {
 	return access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			 IBV_ACCESS_MW_BIND);
+}
+
+/* the core's EBUSY "memory windows are bound to it" is EINVAL at the verbs
+ * edge, as Soft-RoCE returns it (IBA 10.6.7.2.6) */
+static int mr_errno(int rc)
+{
+	return rc == SRN_EBUSY ? EINVAL : srn_verbs_errno(rc);
 }
 
 static int check_range(const void *addr, size_t length, uint64_t iova)
@@ -124,7 +134,7 @@ SRN_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	rc = srn_mr_dereg(sctx->core, vmr->core);
 	srn_rt_unlock(sctx->rd);
 	if (rc)
-		return srn_verbs_errno(rc);
+		return mr_errno(rc);
 	__atomic_sub_fetch(&to_spd(mr->pd)->users, 1, __ATOMIC_ACQ_REL);
 	free(vmr);
 	return 0;
@@ -200,7 +210,7 @@ SRN_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, voi
 			  core_access(new_access));
 	srn_rt_unlock(sctx->rd);
 	if (rc) {
-		errno = srn_verbs_errno(rc);
+		errno = mr_errno(rc);
 		return IBV_REREG_MR_ERR_CMD;
 	}
 	vmr->access = (int)new_access;

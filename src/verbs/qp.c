@@ -84,7 +84,8 @@ static void ah_to_ibv(const struct srn_ah_attr *a, struct ibv_ah_attr *o)
 #define SRN_SEND_OPS_OK (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV | \
+			 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 
 static void free_vqp(struct srn_vqp *q)
 {
@@ -139,7 +140,7 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 	}
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (a->send_ops_flags & ~(uint64_t)SRN_SEND_OPS_OK)) {
-		errno = EOPNOTSUPP;   /* LOCAL_INV, BIND_MW, TSO, ATOMIC_WRITE */
+		errno = EOPNOTSUPP;   /* TSO, ATOMIC_WRITE */
 		return NULL;
 	}
 

@@ -40,7 +40,8 @@ void srn_verbs_fill_device_attr(struct srn_context *sctx, struct ibv_device_attr
 	a->max_qp = (int)l->max_qp;
 	a->max_qp_wr = (int)l->max_qp_wr;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |
-			      IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_N_NOTIFY_CQ;
+			      IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_N_NOTIFY_CQ |
+			      IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = (int)l->max_sge;
 	a->max_sge_rd = (int)l->max_sge;
 	a->max_cq = (int)l->max_qp * 2;
@@ -55,7 +56,7 @@ void srn_verbs_fill_device_attr(struct srn_context *sctx, struct ibv_device_attr
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ee = 0;
 	a->max_rdd = 0;
-	a->max_mw = 0;
+	a->max_mw = (int)l->max_mw;
 	a->max_raw_ipv6_qp = 0;
 	a->max_raw_ethy_qp = 0;
 	a->max_mcast_grp = 0;

@@ -100,6 +100,12 @@ struct srn_vmr {
 	int access;
 };
 
+struct srn_vmw {
+	struct ibv_mw mw;                 /* rkey: current; handle: the core's */
+	struct srn_mw *core;
+	struct srn_vpd *pd;
+};
+
 struct srn_channel {
 	struct ibv_comp_channel ch;       /* ch.fd is the read end */
 	int wfd;
@@ -188,6 +194,8 @@ static inline struct srn_vpd *to_spd(struct ibv_pd *p)
 { return srn_container_of(p, struct srn_vpd, pd); }
 static inline struct srn_vmr *to_smr(struct ibv_mr *m)
 { return srn_container_of(m, struct srn_vmr, mr); }
+static inline struct srn_vmw *to_smw(struct ibv_mw *m)
+{ return srn_container_of(m, struct srn_vmw, mw); }
 static inline struct srn_vcq *to_scq(struct ibv_cq *c)
 { return srn_container_of(c, struct srn_vcq, cq); }
 static inline struct srn_vcq *to_scq_ex(struct ibv_cq_ex *c)
@@ -233,6 +241,14 @@ int  srn_verbs_cq_poll_locked(struct srn_vcq *vcq, struct srn_cqe *out, int n);
 
 /* cq_ex.c */
 void srn_verbs_cq_ex_init_ops(struct srn_vcq *vcq);
+
+/* mw.c: memory windows */
+struct ibv_mw *srn_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int  srn_verbs_dealloc_mw(struct ibv_mw *mw);
+int  srn_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+/* fills the bind part of a core WR from a type 2 window's bind; errno */
+int  srn_verbs_mw_bind_wr(struct ibv_qp *qp, struct ibv_mw *mw, uint32_t rkey,
+			  const struct ibv_mw_bind_info *bi, struct srn_send_wr *s);
 
 /* qp.c / post.c / qp_ex.c */
 struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
