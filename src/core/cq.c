@@ -50,7 +50,9 @@ void srn_cq_push(struct srn_cq *cq, const struct srn_cqe *cqe, bool solicited)
 		}
 		return;
 	}
-	cq->ring[(cq->head + cq->n) % cq->cap] = *cqe;
+	struct srn_cqe *e = &cq->ring[(cq->head + cq->n) % cq->cap];
+	*e = *cqe;
+	e->ts = dev->now;               /* completion timestamp (device clock) */
 	cq->n++;
 	srn_ctr_inc(dev, SRN_CTR_COMPLETIONS);
 	if (cqe->status != SRN_WC_SUCCESS) {

@@ -345,6 +345,8 @@ struct srn_cqe {
 	uint8_t  sl;
 	uint8_t  src_gid[16];   /* UD: sender's GID (for the GRH the verbs layer writes) */
 	uint8_t  dst_gid[16];
+	srn_ts   ts;            /* completion time: the device's clock (the time of
+				 * the driver call that produced it), ns */
 };
 
 int  srn_cq_new(struct srn_dev *dev, uint32_t ncqe, void *user, struct srn_cq **out);

@@ -1,6 +1,7 @@
 /*
- * test_cq_purge.c - a QP moved to RESET takes its completions out of its
- * CQs, the other QPs' completions stay in order (V-03, issue 11 item 3).
+ * test_cq_rules.c - completion queues: a QP moved to RESET takes its
+ * completions out of its CQs, the other QPs' completions stay in order
+ * (V-03, issue 11 item 3); every CQE carries its completion time (item 6).
  */
 #include "srn_test.h"
 #include "lib/core_pair.h"
@@ -96,6 +97,45 @@ SRN_TEST(test_v03_reset_purges_only_its_cqes_order_kept)
 	srn_qp_del(qy, cp->now);
 	srn_cq_del(scq);
 	srn_cq_del(rcq);
+	cp_free(cp);
+	CHECK_EQ(cp_live_allocs(), 0);
+}
+
+/* V-03: every CQE carries the device time at which it was produced (the
+ * driver's clock of that call): completion timestamps of extended CQs */
+SRN_TEST(test_v03_cqe_timestamp_is_device_time_of_completion)
+{
+	struct cp_pair *cp = cp_new(NULL);
+	REQUIRE(cp);
+	struct cp_qp a, b;
+	REQUIRE(cp_connect(cp, SRN_QPT_RC, &a, &b, NULL) == 0);
+	static uint8_t s[64], d[64];
+	struct srn_mr *ms = cp_reg(cp, 0, s, sizeof(s), 0);
+	struct srn_mr *md = cp_reg(cp, 1, d, sizeof(d), SRN_ACCESS_LOCAL_WRITE);
+	REQUIRE(ms && md);
+	cp_advance(cp, 5000000);                       /* t = 5 ms + */
+	srn_ts t0 = cp->now;
+	CHECK_EQ(cp_post_recv(&b, 1, d, 64, md), 0);
+	CHECK_EQ(cp_post_send(cp, &a, SRN_WR_SEND, 2, s, 64, ms, 0, 0, SRN_SEND_SIGNALED), 0);
+	cp_pump(cp);                                   /* receive completes at t0 */
+	cp_advance(cp, 1000);                          /* nothing more happens */
+	struct srn_cqe c;
+	REQUIRE(srn_cq_poll(b.rcq, &c, 1) == 1);
+	CHECK_EQ(c.ts, t0);
+	REQUIRE(srn_cq_poll(a.scq, &c, 1) == 1);
+	CHECK_EQ(c.ts, t0);                            /* the ACK came back at t0 too */
+	/* a flush at a later time carries that time */
+	cp_advance(cp, 7000);
+	srn_ts t1 = cp->now;
+	CHECK_EQ(cp_post_recv(&b, 3, d, 64, md), 0);
+	struct srn_qp_attr at;
+	memset(&at, 0, sizeof(at));
+	at.qp_state = SRN_QPS_ERR;
+	CHECK_EQ(srn_qp_modify(b.qp, &at, SRN_QP_STATE, cp->now), 0);
+	REQUIRE(srn_cq_poll(b.rcq, &c, 1) == 1);
+	CHECK_EQ(c.status, SRN_WC_WR_FLUSH_ERR);
+	CHECK_EQ(c.ts, t1);
+	CHECK(t1 > t0);
 	cp_free(cp);
 	CHECK_EQ(cp_live_allocs(), 0);
 }
