@@ -197,6 +197,10 @@ SRN_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	sctx->vctx.query_device_ex = srn_verbs_query_device_ex;
 	sctx->vctx.create_cq_ex = srn_verbs_create_cq_ex;
 	sctx->vctx.create_qp_ex = srn_verbs_create_qp_ex;
+	sctx->vctx.query_rt_values = srn_verbs_query_rt_values;
+	sctx->vctx.alloc_td = srn_verbs_alloc_td;
+	sctx->vctx.dealloc_td = srn_verbs_dealloc_td;
+	sctx->vctx.alloc_parent_domain = srn_verbs_alloc_parent_domain;
 
 	ctx = &sctx->vctx.context;
 	ctx->device = device;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "srn_verbs.h"
+#include "softrnic/softrnic.h"
 
 /* ------------------------------------------------------------------------ */
 /* QPN table (per device, under the runtime lock)                            */
@@ -87,14 +88,16 @@ static void ah_to_ibv(const struct srn_ah_attr *a, struct ibv_ah_attr *o)
 			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV | \
 			 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 
+/* q->pd is the PD (or parent domain) the QP was created with: its
+ * allocator made q and the builder buffers when mem_custom/wrb_custom say so */
 static void free_vqp(struct srn_vqp *q)
 {
-	free(q->wrb);
-	free(q->wrb_sge);
-	free(q->wrb_inl);
+	srn_verbs_obj_free(q->pd, q->wrb, SOFTRNIC_RES_TYPE_QP_BUF, q->wrb_custom[0]);
+	srn_verbs_obj_free(q->pd, q->wrb_sge, SOFTRNIC_RES_TYPE_QP_BUF, q->wrb_custom[1]);
+	srn_verbs_obj_free(q->pd, q->wrb_inl, SOFTRNIC_RES_TYPE_QP_BUF, q->wrb_custom[2]);
 	pthread_mutex_destroy(&q->qp.mutex);
 	pthread_cond_destroy(&q->qp.cond);
-	free(q);
+	srn_verbs_obj_free(q->pd, q, SOFTRNIC_RES_TYPE_QP, q->mem_custom);
 }
 
 struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a)
@@ -144,10 +147,15 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 		return NULL;
 	}
 
-	q = calloc(1, sizeof(*q));
-	if (!q) {
-		errno = ENOMEM;
-		return NULL;
+	{
+		bool custom;
+
+		q = srn_verbs_obj_alloc(to_spd(a->pd), sizeof(*q), SOFTRNIC_RES_TYPE_QP, &custom);
+		if (!q) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		q->mem_custom = custom;
 	}
 	pthread_mutex_init(&q->qp.mutex, NULL);
 	pthread_cond_init(&q->qp.cond, NULL);
@@ -195,9 +203,14 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 	rc = 0;
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		size_t n = q->cap_send_wr ? q->cap_send_wr : 1;
-		q->wrb = calloc(n, sizeof(*q->wrb));
-		q->wrb_sge = calloc(n * (q->cap_send_sge ? q->cap_send_sge : 1), sizeof(*q->wrb_sge));
-		q->wrb_inl = q->cap_inline ? calloc(n, q->cap_inline) : NULL;
+		q->wrb = srn_verbs_obj_alloc(q->pd, n * sizeof(*q->wrb), SOFTRNIC_RES_TYPE_QP_BUF,
+					     &q->wrb_custom[0]);
+		q->wrb_sge = srn_verbs_obj_alloc(q->pd, n * (q->cap_send_sge ? q->cap_send_sge : 1) *
+						 sizeof(*q->wrb_sge), SOFTRNIC_RES_TYPE_QP_BUF,
+						 &q->wrb_custom[1]);
+		q->wrb_inl = q->cap_inline ? srn_verbs_obj_alloc(q->pd, n * q->cap_inline,
+								 SOFTRNIC_RES_TYPE_QP_BUF,
+								 &q->wrb_custom[2]) : NULL;
 		if (!q->wrb || !q->wrb_sge || (q->cap_inline && !q->wrb_inl))
 			rc = ENOMEM;
 		q->has_qp_ex = true;

@@ -97,6 +97,9 @@ int srn_verbs_query_device_ex(struct ibv_context *ctx, const struct ibv_query_de
 	srn_verbs_fill_device_attr(to_sctx(ctx), &a.orig_attr);
 	a.device_cap_flags_ex = (uint64_t)a.orig_attr.device_cap_flags;
 	a.phys_port_cnt_ex = 1;
+	/* completion timestamps in the device clock: ns, all 64 bits */
+	a.completion_timestamp_mask = UINT64_MAX;
+	a.hca_core_clock = SRN_VERBS_CORE_CLOCK_KHZ;
 	/* no ODP, TSO, RSS, WQs, packet pacing, tag matching, CQ moderation,
 	 * device memory: all-zero capabilities */
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));

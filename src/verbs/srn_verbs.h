@@ -33,6 +33,10 @@
 #include "core/srn_core.h"
 #include "runtime/srn_rt.h"
 
+/* The device clock (completion timestamps, ibv_query_rt_values_ex): the
+ * runtime's CLOCK_MONOTONIC in nanoseconds, so hca_core_clock is 1 GHz. */
+#define SRN_VERBS_CORE_CLOCK_KHZ 1000000ull
+
 /* the application-visible names (rdma-core wraps some of them in macros) */
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
@@ -88,10 +92,23 @@ struct srn_context {
 	struct srn_context *next;         /* in vdev->ctxs */
 };
 
+struct srn_vtd {
+	struct ibv_td td;
+	int users;                        /* parent domains (atomic) */
+};
+
 struct srn_vpd {
 	struct ibv_pd pd;
 	uint32_t pdn;
-	int users;                        /* MRs, QPs, SRQs, AHs (atomic) */
+	int users;                        /* MRs, MWs, QPs, SRQs, AHs, parent domains (atomic) */
+	/* a parent domain (ibv_alloc_parent_domain): the PD it extends (its
+	 * pdn is that PD's), its thread domain, its allocators */
+	struct srn_vpd *base;
+	struct srn_vtd *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
+	void *pd_context;
 };
 
 struct srn_vmr {
@@ -133,6 +150,9 @@ struct srn_vcq {
 	struct srn_cqe batch[SRN_VERBS_CQ_BATCH];
 	int batch_n, batch_i;
 	uint32_t cur_wc_flags;
+	int64_t wall_off;                 /* CLOCK_REALTIME - device clock, at the batch's poll */
+	struct srn_vpd *pdom;             /* the parent domain it was created with, or NULL */
+	bool mem_custom;                  /* allocated by pdom's allocator */
 	struct srn_vcq *ch_next;          /* in channel->cqs */
 	struct srn_vcq *next;             /* in ctx->cqs */
 };
@@ -175,6 +195,7 @@ struct srn_vqp {
 	struct srn_wrbuf *wrb;            /* cap_send_wr entries */
 	struct srn_sge *wrb_sge;          /* cap_send_wr * cap_send_sge */
 	uint8_t *wrb_inl;                 /* cap_send_wr * cap_inline */
+	bool mem_custom, wrb_custom[3];   /* from the parent domain's allocator */
 	uint32_t wrb_n;
 	int wrb_err;
 	struct srn_vqp *hnext;            /* in vdev->qp_hash */
@@ -214,6 +235,16 @@ static inline struct srn_channel *to_sch(struct ibv_comp_channel *c)
 /* enum srn_err -> positive errno */
 int srn_verbs_errno(int srn_err);
 
+/* pd.c: the memory of an object created with pd: the parent domain's
+ * allocator if it has one (*custom = true), else zeroed libc memory; freed
+ * with srn_verbs_obj_free and the same custom flag */
+void *srn_verbs_obj_alloc(struct srn_vpd *pd, size_t size, uint64_t type, bool *custom);
+void  srn_verbs_obj_free(struct srn_vpd *pd, void *p, uint64_t type, bool custom);
+struct ibv_pd *srn_verbs_alloc_parent_domain(struct ibv_context *ctx,
+					     struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *srn_verbs_alloc_td(struct ibv_context *ctx, struct ibv_td_init_attr *attr);
+int  srn_verbs_dealloc_td(struct ibv_td *td);
+
 /* unique, never reused object ids (events carry ids, not pointers) */
 uint64_t srn_verbs_new_id(void);
 
@@ -241,6 +272,7 @@ int  srn_verbs_cq_poll_locked(struct srn_vcq *vcq, struct srn_cqe *out, int n);
 
 /* cq_ex.c */
 void srn_verbs_cq_ex_init_ops(struct srn_vcq *vcq);
+int  srn_verbs_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values);
 
 /* mw.c: memory windows */
 struct ibv_mw *srn_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);

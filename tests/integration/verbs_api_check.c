@@ -327,10 +327,10 @@ static void test_v03_cq_and_channel(void)
 	CHECK_EQ(ibv_resize_cq(cq, 0), EINVAL);
 
 	{
-		struct ibv_cq_init_attr_ex ca = { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP };
+		struct ibv_cq_init_attr_ex ca = { .cqe = 8, .wc_flags = IBV_WC_EX_WITH_CVLAN };
 		struct ibv_poll_cq_attr pa = { 0 };
 		errno = 0;
-		CHECK(ibv_create_cq_ex(ctx, &ca) == NULL);
+		CHECK(ibv_create_cq_ex(ctx, &ca) == NULL);     /* no VLANs */
 		CHECK_EQ(errno, EOPNOTSUPP);
 		ca.wc_flags = IBV_WC_STANDARD_FLAGS;
 		cqx = ibv_create_cq_ex(ctx, &ca);
@@ -1292,6 +1292,259 @@ static void test_v04_mw_type2_post_bind_send_with_inv_local_inv(void)
 }
 
 /* ------------------------------------------------------------------------ */
+/* V-01 (issue 11 item 6): the device clock (ibv_query_rt_values_ex,
+ * hca_core_clock) and completion timestamps of extended CQs in it and in
+ * wall-clock time */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t real_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void test_v01_device_clock_and_cq_completion_timestamps(void)
+{
+	struct ibv_values_ex v;
+	struct ibv_device_attr_ex dx;
+	struct ibv_cq_init_attr_ex ca = { .cqe = 16,
+		.wc_flags = IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			    IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK };
+	struct ibv_poll_cq_attr pa = { 0 };
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *cq;
+	static uint8_t sb[64], rb[64];
+	struct ibv_mr *ms, *mr;
+	struct ibv_qp *qa, *qb;
+	uint64_t t0, t1, r0, r1, hw;
+	int got = 0;
+
+	REQUIRE(pd);
+	CHECK_EQ(ibv_query_device_ex(ctx, NULL, &dx), 0);
+	CHECK_EQ(dx.hca_core_clock, 1000000);          /* kHz: a ns clock */
+	CHECK(dx.completion_timestamp_mask != 0);
+	memset(&v, 0, sizeof(v));
+	v.comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	t0 = mono_ns();
+	CHECK_EQ(ibv_query_rt_values_ex(ctx, &v), 0);
+	t1 = mono_ns();
+	CHECK(v.comp_mask & IBV_VALUES_MASK_RAW_CLOCK);
+	hw = (uint64_t)v.raw_clock.tv_sec * 1000000000ull + (uint64_t)v.raw_clock.tv_nsec;
+	CHECK(hw >= t0 && hw <= t1);
+	v.comp_mask = 1u << 5;
+	CHECK_EQ(ibv_query_rt_values_ex(ctx, &v), EINVAL);
+
+	cqx = ibv_create_cq_ex(ctx, &ca);
+	REQUIRE(cqx);
+	cq = ibv_cq_ex_to_cq(cqx);
+	ms = ibv_reg_mr(pd, sb, sizeof(sb), IBV_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(pd, rb, sizeof(rb), IBV_ACCESS_LOCAL_WRITE);
+	qa = make_qp(pd, cq, cq, IBV_QPT_RC, 8, NULL);
+	qb = make_qp(pd, cq, cq, IBV_QPT_RC, 8, NULL);
+	REQUIRE(ms && mr && qa && qb);
+	REQUIRE(connect_rc(qa, qb->qp_num) == 0);
+	REQUIRE(connect_rc(qb, qa->qp_num) == 0);
+	{
+		struct ibv_sge rs = { (uintptr_t)rb, sizeof(rb), mr->lkey };
+		struct ibv_sge ss = { (uintptr_t)sb, sizeof(sb), ms->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &rs, .num_sge = 1 }, *rbad;
+		struct ibv_send_wr sw = { .wr_id = 2, .sg_list = &ss, .num_sge = 1,
+					  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *sbad;
+		REQUIRE(ibv_post_recv(qb, &rw, &rbad) == 0);
+		t0 = mono_ns();
+		r0 = real_ns();
+		REQUIRE(ibv_post_send(qa, &sw, &sbad) == 0);
+	}
+	for (int tries = 0; tries < 2000000 && got < 2; tries++) {
+		if (ibv_start_poll(cqx, &pa))
+			continue;
+		do {
+			uint64_t ts = ibv_wc_read_completion_ts(cqx);
+			uint64_t wall = ibv_wc_read_completion_wallclock_ns(cqx);
+			t1 = mono_ns();
+			r1 = real_ns();
+			CHECK_EQ(cqx->status, IBV_WC_SUCCESS);
+			/* both completed after the post and before this read */
+			CHECK(ts >= t0 && ts <= t1);
+			CHECK(wall + 1000000 >= r0 && wall <= r1 + 1000000);   /* 1 ms clock slack */
+			got++;
+		} while (ibv_next_poll(cqx) == 0);
+		ibv_end_poll(cqx);
+	}
+	CHECK_EQ(got, 2);
+	CHECK_EQ(ibv_destroy_qp(qa), 0);
+	CHECK_EQ(ibv_destroy_qp(qb), 0);
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
+	ibv_dereg_mr(ms); ibv_dereg_mr(mr);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+}
+
+/* ------------------------------------------------------------------------ */
+/* V-03 (issue 11 item 6): thread domains and parent domains - a parent
+ * domain is a PD everywhere, its allocators make the QPs' and CQs' memory */
+
+static int pd_allocs, pd_frees, pd_default_next;
+static void *pd_ctx_seen;
+
+static void *pd_alloc_cb(struct ibv_pd *pd, void *pd_context, size_t size, size_t align,
+			 uint64_t type)
+{
+	void *p;
+
+	(void)pd;
+	pd_ctx_seen = pd_context;
+	if (pd_default_next) {
+		pd_default_next--;
+		return IBV_ALLOCATOR_USE_DEFAULT;
+	}
+	if (type != 1 && type != 2 && type != 3)   /* SOFTRNIC_RES_TYPE_QP/QP_BUF/CQ */
+		return NULL;
+	if (posix_memalign(&p, align < sizeof(void *) ? sizeof(void *) : align, size))
+		return NULL;
+	memset(p, 0, size);
+	pd_allocs++;
+	return p;
+}
+
+static void pd_free_cb(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t type)
+{
+	(void)pd; (void)pd_context; (void)type;
+	pd_frees++;
+	free(ptr);
+}
+
+static void test_v03_parent_domain_thread_domain_allocators(void)
+{
+	struct ibv_td_init_attr ta = { 0 };
+	struct ibv_parent_domain_init_attr pa;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx), *par;
+	struct ibv_td *td;
+	struct ibv_cq_init_attr_ex ca = { .cqe = 16, .wc_flags = IBV_WC_STANDARD_FLAGS };
+	struct ibv_cq_ex *cqx;
+	struct ibv_cq *cq;
+	struct ibv_cq_ex *cq2;
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_qp *q1, *q2;
+	static uint8_t sb[128], rb[128];
+	struct ibv_mr *ms, *mr;
+	struct ibv_wc wc;
+	int marker;
+
+	REQUIRE(pd);
+	ta.comp_mask = 1;
+	errno = 0;
+	CHECK(ibv_alloc_td(ctx, &ta) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	ta.comp_mask = 0;
+	td = ibv_alloc_td(ctx, &ta);
+	REQUIRE(td);
+	CHECK(td->context == ctx);
+
+	memset(&pa, 0, sizeof(pa));
+	errno = 0;
+	CHECK(ibv_alloc_parent_domain(ctx, &pa) == NULL);          /* no PD */
+	CHECK_EQ(errno, EINVAL);
+	pa.pd = pd;
+	pa.td = td;
+	pa.comp_mask = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS | IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	pa.alloc = pd_alloc_cb;                                   /* no free callback */
+	pa.pd_context = &marker;
+	errno = 0;
+	CHECK(ibv_alloc_parent_domain(ctx, &pa) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	pa.free = pd_free_cb;
+	pa.comp_mask |= 1u << 7;                                  /* unknown bit */
+	errno = 0;
+	CHECK(ibv_alloc_parent_domain(ctx, &pa) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	pa.comp_mask &= ~(1u << 7);
+	par = ibv_alloc_parent_domain(ctx, &pa);
+	REQUIRE(par);
+	CHECK(par->context == ctx);
+	{	/* a parent domain does not extend a parent domain */
+		struct ibv_parent_domain_init_attr p2 = { .pd = par };
+		errno = 0;
+		CHECK(ibv_alloc_parent_domain(ctx, &p2) == NULL);
+		CHECK_EQ(errno, EINVAL);
+	}
+	CHECK_EQ(ibv_dealloc_pd(pd), EBUSY);                      /* used by par */
+	CHECK_EQ(ibv_dealloc_td(td), EBUSY);
+
+	/* a CQ with the parent domain: its memory comes from the allocator */
+	ca.comp_mask = IBV_CQ_INIT_ATTR_MASK_PD;
+	ca.parent_domain = pd;                                    /* a plain PD */
+	errno = 0;
+	CHECK(ibv_create_cq_ex(ctx, &ca) == NULL);
+	CHECK_EQ(errno, EINVAL);
+	ca.parent_domain = par;
+	pd_allocs = pd_frees = 0;
+	cqx = ibv_create_cq_ex(ctx, &ca);
+	REQUIRE(cqx);
+	cq = ibv_cq_ex_to_cq(cqx);
+	CHECK_EQ(pd_allocs, 1);
+	CHECK(pd_ctx_seen == &marker);
+	pd_default_next = 1;                                      /* IBV_ALLOCATOR_USE_DEFAULT */
+	cq2 = ibv_create_cq_ex(ctx, &ca);
+	REQUIRE(cq2);
+	CHECK_EQ(pd_allocs, 1);
+
+	/* QPs on the parent domain: object and WR buffers from the allocator,
+	 * MRs registered on it, traffic between them */
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = cq; qa.recv_cq = cq; qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = 8; qa.cap.max_recv_wr = 8; qa.cap.max_send_sge = 1; qa.cap.max_recv_sge = 1;
+	qa.cap.max_inline_data = 16;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	qa.pd = par;
+	qa.send_ops_flags = IBV_QP_EX_WITH_SEND;
+	q1 = ibv_create_qp_ex(ctx, &qa);
+	REQUIRE(q1);
+	CHECK_EQ(pd_allocs, 1 + 4);                               /* QP + 3 WR buffers */
+	q2 = make_qp(par, cq, cq, IBV_QPT_RC, 8, NULL);
+	REQUIRE(q2);
+	CHECK_EQ(pd_allocs, 1 + 4 + 1);
+	CHECK_EQ(ibv_dealloc_pd(par), EBUSY);                     /* used by QPs */
+	ms = ibv_reg_mr(par, sb, sizeof(sb), IBV_ACCESS_LOCAL_WRITE);
+	mr = ibv_reg_mr(par, rb, sizeof(rb), IBV_ACCESS_LOCAL_WRITE);
+	REQUIRE(ms && mr);
+	REQUIRE(connect_rc(q1, q2->qp_num) == 0);
+	REQUIRE(connect_rc(q2, q1->qp_num) == 0);
+	{
+		struct ibv_sge rs = { (uintptr_t)rb, sizeof(rb), mr->lkey };
+		struct ibv_sge ss = { (uintptr_t)sb, sizeof(sb), ms->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 1, .sg_list = &rs, .num_sge = 1 }, *rbad;
+		struct ibv_send_wr sw = { .wr_id = 2, .sg_list = &ss, .num_sge = 1,
+					  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED }, *sbad;
+		fill(sb, sizeof(sb), 12);
+		REQUIRE(ibv_post_recv(q2, &rw, &rbad) == 0);
+		REQUIRE(ibv_post_send(q1, &sw, &sbad) == 0);
+		for (int i = 0; i < 2; i++) {
+			REQUIRE(poll_one(cq, &wc, 5000) == 1);
+			CHECK_EQ(wc.status, IBV_WC_SUCCESS);
+		}
+		CHECK(same(sb, rb, sizeof(sb)));
+	}
+	CHECK_EQ(ibv_destroy_qp(q1), 0);
+	CHECK_EQ(ibv_destroy_qp(q2), 0);
+	CHECK_EQ(ibv_dereg_mr(ms), 0);
+	CHECK_EQ(ibv_dereg_mr(mr), 0);
+	CHECK_EQ(ibv_destroy_cq(cq), 0);
+	CHECK_EQ(ibv_destroy_cq(ibv_cq_ex_to_cq(cq2)), 0);
+	CHECK_EQ(pd_frees, pd_allocs);                            /* everything went back */
+	CHECK_EQ(ibv_dealloc_pd(par), 0);
+	CHECK_EQ(ibv_dealloc_td(td), 0);
+	CHECK_EQ(ibv_dealloc_pd(pd), 0);
+}
+
+/* ------------------------------------------------------------------------ */
 /* V-03: UD in loopback: AH, GRH written into the receive buffer, AH from WC */
 
 static void test_v03_ud_loopback_grh_and_ah_from_wc(void)
@@ -1598,6 +1851,8 @@ static const struct tcase tests[] = {
 	T(test_v03_reset_removes_stale_cqes_reconnect_clean),
 	T(test_v04_mw_type1_bind_mw_unbind_revokes),
 	T(test_v04_mw_type2_post_bind_send_with_inv_local_inv),
+	T(test_v01_device_clock_and_cq_completion_timestamps),
+	T(test_v03_parent_domain_thread_domain_allocators),
 	T(test_v03_ud_loopback_grh_and_ah_from_wc),
 	T(test_v03_srq_limit_async_event),
 	T(test_v01_qp_ex_send_and_cq_ex_poll),
