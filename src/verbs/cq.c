@@ -26,9 +26,14 @@
 
 SRN_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
-	struct srn_channel *ch = calloc(1, sizeof(*ch));
+	struct srn_channel *ch;
 	int p[2];
 
+	if (to_sctx(context)->remote) {
+		errno = EOPNOTSUPP;       /* no completion events across processes */
+		return NULL;
+	}
+	ch = calloc(1, sizeof(*ch));
 	if (!ch) {
 		errno = ENOMEM;
 		return NULL;
@@ -192,7 +197,11 @@ static struct srn_vcq *create_cq_common(struct ibv_context *context, int cqe, vo
 SRN_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 					struct ibv_comp_channel *channel, int comp_vector)
 {
-	struct srn_vcq *vcq = create_cq_common(context, cqe, cq_context, channel, comp_vector,
+	struct srn_vcq *vcq;
+
+	if (to_sctx(context)->remote)
+		return srn_remote_create_cq(to_sctx(context), cqe, cq_context, channel, comp_vector);
+	vcq = create_cq_common(context, cqe, cq_context, channel, comp_vector,
 					       false, 0, NULL);
 	return vcq ? &vcq->cq : NULL;
 }
@@ -240,6 +249,8 @@ SRN_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	struct srn_context *sctx = vcq->ctx;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_destroy_cq(vcq);
 	srn_rt_lock(sctx->rd);
 	rc = srn_cq_del(vcq->core);
 	srn_rt_unlock(sctx->rd);
@@ -284,6 +295,8 @@ SRN_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	struct srn_context *sctx = vcq->ctx;
 	int rc;
 
+	if (sctx->remote)
+		return EOPNOTSUPP;
 	if (cqe < 1 || (uint32_t)cqe > sctx->limits.max_cqe)
 		return EINVAL;
 	srn_rt_lock(sctx->rd);

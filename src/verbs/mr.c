@@ -95,6 +95,8 @@ SRN_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t
 		errno = rc;
 		return NULL;
 	}
+	if (sctx->remote)
+		return srn_remote_reg_mr(vpd, addr, length, iova, access);
 	vmr = calloc(1, sizeof(*vmr));
 	if (!vmr) {
 		errno = ENOMEM;
@@ -110,6 +112,10 @@ SRN_EXPORT struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t
 	vmr->access = (int)access;
 	publish(vmr, pd, addr, length);
 	__atomic_add_fetch(&vpd->users, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_lock(&sctx->reg_lock);     /* ibv_import_mr finds it by handle */
+	vmr->next_in_ctx = sctx->mrs;
+	sctx->mrs = vmr;
+	pthread_mutex_unlock(&sctx->reg_lock);
 	return &vmr->mr;
 }
 
@@ -130,11 +136,26 @@ SRN_EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	struct srn_vmr *vmr = to_smr(mr);
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_dereg_mr(vmr);
+	if (vmr->imported) {              /* an import: only the import goes */
+		ibv_unimport_mr(mr);
+		return 0;
+	}
+	if (__atomic_load_n(&vmr->imports, __ATOMIC_ACQUIRE) > 0)
+		return EBUSY;             /* imported by another context */
 	srn_rt_lock(sctx->rd);
 	rc = srn_mr_dereg(sctx->core, vmr->core);
 	srn_rt_unlock(sctx->rd);
 	if (rc)
 		return mr_errno(rc);
+	pthread_mutex_lock(&sctx->reg_lock);
+	for (struct srn_vmr **pp = &sctx->mrs; *pp; pp = &(*pp)->next_in_ctx)
+		if (*pp == vmr) {
+			*pp = vmr->next_in_ctx;
+			break;
+		}
+	pthread_mutex_unlock(&sctx->reg_lock);
 	__atomic_sub_fetch(&to_spd(mr->pd)->users, 1, __ATOMIC_ACQ_REL);
 	free(vmr);
 	return 0;
@@ -162,6 +183,10 @@ SRN_EXPORT int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, voi
 
 	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) {
 		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (sctx->remote || vmr->imported) {
+		errno = EOPNOTSUPP;       /* re-registered by its owner only */
 		return IBV_REREG_MR_ERR_INPUT;
 	}
 	if ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (!length || !addr)) {
@@ -231,17 +256,77 @@ SRN_EXPORT struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, 
 	return NULL;
 }
 
-/* Not offered: objects cannot be imported from another process. */
+/*
+ * ibv_import_mr: the MR whose handle is mr_handle in the context pd's context
+ * imports (or in pd's context itself), registered in pd's PD. The import
+ * has the MR's keys and length; its addr is NULL (ibv_import_mr(3)). It
+ * holds the owner's MR (ibv_dereg_mr there is EBUSY until the import goes);
+ * ibv_dereg_mr of an import releases the import only, like ibv_unimport_mr.
+ */
 SRN_EXPORT struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
-	(void)pd; (void)mr_handle;
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct srn_context *sctx = to_sctx(pd->context);
+	struct srn_vpd *vpd = to_spd(pd);
+	struct srn_context *owner;
+	struct srn_vmr *src, *a;
+	struct srn_mr_info info;
+
+	if (sctx->remote)
+		return srn_remote_import_mr(vpd, mr_handle);
+	owner = sctx->owner_token ? srn_share_owner(sctx->owner_token) : sctx;
+	if (!owner) {
+		errno = ENODEV;
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&owner->reg_lock);
+	for (src = owner->mrs; src; src = src->next_in_ctx)
+		if (src->mr.handle == mr_handle)
+			break;
+	if (src) {
+		srn_mr_info(src->core, &info);
+		if (info.pdn != vpd->pdn)
+			src = NULL;       /* registered in another PD */
+		else
+			__atomic_add_fetch(&src->imports, 1, __ATOMIC_ACQ_REL);
+	}
+	pthread_mutex_unlock(&owner->reg_lock);
+	if (!src) {
+		free(a);
+		errno = EINVAL;
+		return NULL;
+	}
+	a->core = src->core;
+	a->access = src->access;
+	a->imported = src;
+	a->mr.context = pd->context;
+	a->mr.pd = pd;
+	a->mr.addr = NULL;
+	a->mr.length = src->mr.length;
+	a->mr.lkey = src->mr.lkey;
+	a->mr.rkey = src->mr.rkey;
+	a->mr.handle = mr_handle;
+	__atomic_add_fetch(&vpd->users, 1, __ATOMIC_ACQ_REL);
+	return &a->mr;
 }
 
 SRN_EXPORT void ibv_unimport_mr(struct ibv_mr *mr)
 {
-	(void)mr;
+	struct srn_vmr *a = to_smr(mr);
+
+	if (to_sctx(mr->context)->remote) {
+		srn_remote_dereg_mr(a);    /* the owner lets its side of the import go */
+		return;
+	}
+	if (!a->imported)
+		return;                   /* not an import: nothing to undo */
+	__atomic_sub_fetch(&a->imported->imports, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&to_spd(mr->pd)->users, 1, __ATOMIC_ACQ_REL);
+	free(a);
 }
 
 SRN_EXPORT struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)

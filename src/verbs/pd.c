@@ -26,8 +26,11 @@
 SRN_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
 	struct srn_context *sctx = to_sctx(context);
-	struct srn_vpd *vpd = calloc(1, sizeof(*vpd));
+	struct srn_vpd *vpd;
 
+	if (sctx->remote)
+		return srn_remote_alloc_pd(sctx);
+	vpd = calloc(1, sizeof(*vpd));
 	if (!vpd) {
 		errno = ENOMEM;
 		return NULL;
@@ -37,15 +40,35 @@ SRN_EXPORT struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 	srn_rt_unlock(sctx->rd);
 	vpd->pd.context = context;
 	vpd->pd.handle = vpd->pdn;
+	pthread_mutex_lock(&sctx->reg_lock);     /* ibv_import_pd finds it by handle */
+	vpd->next_in_ctx = sctx->pds;
+	sctx->pds = vpd;
+	pthread_mutex_unlock(&sctx->reg_lock);
 	return &vpd->pd;
 }
 
 SRN_EXPORT int ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct srn_vpd *vpd = to_spd(pd);
+	struct srn_context *sctx = to_sctx(pd->context);
 
+	if (sctx->remote)
+		return srn_remote_dealloc_pd(vpd);
 	if (__atomic_load_n(&vpd->users, __ATOMIC_ACQUIRE) > 0)
 		return EBUSY;
+	if (vpd->imported) {              /* an import: only the import goes */
+		ibv_unimport_pd(pd);
+		return 0;
+	}
+	if (!vpd->base) {
+		pthread_mutex_lock(&sctx->reg_lock);
+		for (struct srn_vpd **pp = &sctx->pds; *pp; pp = &(*pp)->next_in_ctx)
+			if (*pp == vpd) {
+				*pp = vpd->next_in_ctx;
+				break;
+			}
+		pthread_mutex_unlock(&sctx->reg_lock);
+	}
 	if (vpd->base)                    /* a parent domain lets its PD and TD go */
 		__atomic_sub_fetch(&vpd->base->users, 1, __ATOMIC_ACQ_REL);
 	if (vpd->td)
@@ -153,15 +176,61 @@ void srn_verbs_obj_free(struct srn_vpd *pd, void *p, uint64_t type, bool custom)
 		free(p);
 }
 
-/* Not offered: PDs cannot be shared with another process's context. */
+/*
+ * ibv_import_pd: the PD of the context this one imports (ibv_import_device;
+ * or of this context itself) whose handle is pd_handle. In the owner's
+ * process the import is a PD of the same device with the same pdn; it holds
+ * the owner's PD (whose ibv_dealloc_pd is EBUSY until the import goes).
+ * ibv_dealloc_pd of an import releases the import only, like
+ * ibv_unimport_pd (docs/verbs.md). A remote context asks the owner.
+ */
 SRN_EXPORT struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
-	(void)context; (void)pd_handle;
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct srn_context *sctx = to_sctx(context);
+	struct srn_context *owner;
+	struct srn_vpd *src = NULL, *a;
+
+	if (sctx->remote)
+		return srn_remote_import_pd(sctx, pd_handle);
+	owner = sctx->owner_token ? srn_share_owner(sctx->owner_token) : sctx;
+	if (!owner) {
+		errno = ENODEV;           /* the context it imported is closed */
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&owner->reg_lock);
+	for (src = owner->pds; src; src = src->next_in_ctx)
+		if (src->pd.handle == pd_handle)
+			break;
+	if (src)
+		__atomic_add_fetch(&src->users, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_unlock(&owner->reg_lock);
+	if (!src) {
+		free(a);
+		errno = EINVAL;           /* no such PD in that context */
+		return NULL;
+	}
+	a->pd.context = context;
+	a->pd.handle = pd_handle;
+	a->pdn = src->pdn;
+	a->imported = src;
+	return &a->pd;
 }
 
 SRN_EXPORT void ibv_unimport_pd(struct ibv_pd *pd)
 {
-	(void)pd;   /* nothing can have been imported */
+	struct srn_vpd *a = to_spd(pd);
+
+	if (to_sctx(pd->context)->remote) {
+		srn_remote_dealloc_pd(a);  /* the owner lets its side of the import go */
+		return;
+	}
+	if (!a->imported)
+		return;                   /* not an import: nothing to undo */
+	__atomic_sub_fetch(&a->imported->users, 1, __ATOMIC_ACQ_REL);
+	free(a);
 }

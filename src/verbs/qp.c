@@ -109,6 +109,8 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 	struct srn_vqp *q;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_create_qp(sctx, a);
 	if (a->comp_mask & ~known) {
 		errno = EINVAL;
 		return NULL;
@@ -315,6 +317,8 @@ SRN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int at
 	struct srn_qp_attr s;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_modify_qp(q, attr, attr_mask);
 	rc = srn_verbs_qp_attr_check(sctx, attr, attr_mask);
 	if (rc)
 		return rc;
@@ -341,6 +345,8 @@ SRN_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int att
 	struct srn_vqp *q = to_sqp(qp);
 	struct srn_qp_attr s;
 
+	if (q->ctx->remote)
+		return srn_remote_query_qp(q, attr, attr_mask, init_attr);
 	(void)attr_mask;   /* everything is cheap to report */
 	srn_rt_lock(q->ctx->rd);
 	srn_qp_query(q->core, &s);
@@ -393,6 +399,8 @@ SRN_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	struct srn_context *sctx = q->ctx;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_destroy_qp(q);
 	srn_rt_lock(sctx->rd);
 	if (srn_qp_release_acks(q->core)) {
 		srn_rt_unlock(sctx->rd);       /* a held ACK leaves first */

@@ -76,6 +76,8 @@ void srn_verbs_fill_device_attr(struct srn_context *sctx, struct ibv_device_attr
 SRN_EXPORT int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
 {
 	srn_verbs_fill_device_attr(to_sctx(context), device_attr);
+	if (to_sctx(context)->remote)
+		srn_remote_device_attr(to_sctx(context), device_attr);
 	return 0;
 }
 

@@ -89,7 +89,19 @@ struct srn_context {
 	struct srn_vqp *qps;
 	struct srn_vcq *cqs;
 	struct srn_vsrq *srqs;
+	struct srn_vpd *pds;              /* ibv_import_pd finds them by handle */
+	struct srn_vmr *mrs;              /* ibv_import_mr finds them by handle */
 	struct srn_context *next;         /* in vdev->ctxs */
+	/* sharing (share.c): cmd_fd is one end of a socketpair whose other end
+	 * (cmd_srv) the process's share server answers; token names this
+	 * context to importers. An ibv_import_device in this process gives a
+	 * context with owner_token set (it imports this one's PDs/MRs); in
+	 * another process a remote context (remote != NULL: no device of its
+	 * own, every verb an RPC to the owner). */
+	uint64_t token;
+	int cmd_srv;
+	uint64_t owner_token;
+	struct srn_remote *remote;
 };
 
 struct srn_vtd {
@@ -100,6 +112,9 @@ struct srn_vtd {
 struct srn_vpd {
 	struct ibv_pd pd;
 	uint32_t pdn;
+	struct srn_vpd *next_in_ctx;      /* in ctx->pds (ordinary PDs only) */
+	struct srn_vpd *imported;         /* ibv_import_pd: the owner's PD */
+	uint32_t rh;                      /* a remote context's PD: its handle */
 	int users;                        /* MRs, MWs, QPs, SRQs, AHs, parent domains (atomic) */
 	/* a parent domain (ibv_alloc_parent_domain): the PD it extends (its
 	 * pdn is that PD's), its thread domain, its allocators */
@@ -115,6 +130,10 @@ struct srn_vmr {
 	struct ibv_mr mr;
 	struct srn_mr *core;
 	int access;
+	struct srn_vmr *next_in_ctx;      /* in ctx->mrs (ordinary MRs only) */
+	struct srn_vmr *imported;         /* ibv_import_mr: the owner's MR */
+	int imports;                      /* imports of this MR (atomic): dereg EBUSY */
+	uint32_t rh;                      /* a remote context's MR: its handle */
 };
 
 struct srn_vmw {
@@ -153,6 +172,7 @@ struct srn_vcq {
 	int64_t wall_off;                 /* CLOCK_REALTIME - device clock, at the batch's poll */
 	struct srn_vpd *pdom;             /* the parent domain it was created with, or NULL */
 	bool mem_custom;                  /* allocated by pdom's allocator */
+	uint32_t rh;                      /* a remote context's CQ: its handle */
 	struct srn_vcq *ch_next;          /* in channel->cqs */
 	struct srn_vcq *next;             /* in ctx->cqs */
 };
@@ -196,6 +216,7 @@ struct srn_vqp {
 	struct srn_sge *wrb_sge;          /* cap_send_wr * cap_send_sge */
 	uint8_t *wrb_inl;                 /* cap_send_wr * cap_inline */
 	bool mem_custom, wrb_custom[3];   /* from the parent domain's allocator */
+	uint32_t rh;                      /* a remote context's QP: its handle */
 	uint32_t wrb_n;
 	int wrb_err;
 	struct srn_vqp *hnext;            /* in vdev->qp_hash */
@@ -298,6 +319,29 @@ int  srn_verbs_qp_attr_check(struct srn_context *sctx, const struct ibv_qp_attr 
 /* srq.c */
 int  srn_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 struct srn_vsrq *srn_verbs_srq_of_core(struct srn_srq *s);
+
+/* share.c: cmd_fd, ibv_import_device/pd/mr, remote contexts */
+int  srn_share_ctx_open(struct srn_context *sctx);    /* cmd_fd + serve it */
+void srn_share_ctx_close(struct srn_context *sctx);
+struct srn_context *srn_share_owner(uint64_t token); /* a context of this process */
+/* a remote context's verbs (RPCs to the owner); errno values */
+int  srn_remote_close(struct srn_context *sctx);
+struct ibv_pd *srn_remote_alloc_pd(struct srn_context *sctx);
+int  srn_remote_dealloc_pd(struct srn_vpd *pd);
+struct ibv_pd *srn_remote_import_pd(struct srn_context *sctx, uint32_t handle);
+struct ibv_mr *srn_remote_reg_mr(struct srn_vpd *pd, void *addr, size_t len, uint64_t iova,
+				 unsigned int access);
+int  srn_remote_dereg_mr(struct srn_vmr *mr);
+struct ibv_mr *srn_remote_import_mr(struct srn_vpd *pd, uint32_t handle);
+struct ibv_cq *srn_remote_create_cq(struct srn_context *sctx, int cqe, void *cq_context,
+				    struct ibv_comp_channel *ch, int vector);
+int  srn_remote_destroy_cq(struct srn_vcq *cq);
+struct ibv_qp *srn_remote_create_qp(struct srn_context *sctx, struct ibv_qp_init_attr_ex *a);
+int  srn_remote_modify_qp(struct srn_vqp *q, struct ibv_qp_attr *attr, int mask);
+int  srn_remote_query_qp(struct srn_vqp *q, struct ibv_qp_attr *attr, int mask,
+			 struct ibv_qp_init_attr *init);
+int  srn_remote_destroy_qp(struct srn_vqp *q);
+void srn_remote_device_attr(struct srn_context *sctx, struct ibv_device_attr *a);
 
 /* provider.c: providers registered through verbs_register_driver_34 */
 int  srn_verbs_provider_count(void);
