@@ -308,6 +308,22 @@ static void attr_to_core(const struct ibv_qp_attr *a, int mask, struct srn_qp_at
 		srn_verbs_ah_convert(NULL, &a->ah_attr, &s->ah);
 }
 
+/* Remove qpn's CQEs from the unread part of an extended CQ's poll batch,
+ * keeping the others in order (the core's srn_cq_purge_qp for the CQEs
+ * already taken out of the core). As with two polls of one CQ, the
+ * application does not poll the CQ in another thread meanwhile. */
+static void batch_purge(struct srn_vcq *v, uint32_t qpn)
+{
+	int k = v->batch_i;
+
+	if (!v->is_ex)
+		return;
+	for (int i = v->batch_i; i < v->batch_n; i++)
+		if (v->batch[i].qp_num != qpn)
+			v->batch[k++] = v->batch[i];
+	v->batch_n = k;
+}
+
 SRN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct srn_vqp *q = to_sqp(qp);
@@ -335,6 +351,13 @@ SRN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int at
 	rc = srn_qp_modify(q->core, &s, mask, srn_rt_now());
 	if (!rc)
 		qp->state = (enum ibv_qp_state)srn_qp_state(q->core);
+	if (!rc && next == IBV_QPS_RESET) {
+		/* the core took the QP's CQEs out of its CQs; an extended CQ may
+		 * hold some already, in the batch ibv_start_poll took */
+		batch_purge(q->scq, qp->qp_num);
+		if (q->rcq != q->scq)
+			batch_purge(q->rcq, qp->qp_num);
+	}
 	srn_rt_unlock(sctx->rd);
 	return rc ? srn_verbs_errno(rc) : 0;
 }

@@ -915,15 +915,17 @@ static int remote_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ib
 			r->sge[k].addr = wr->sg_list[k].addr;
 			r->sge[k].length = wr->sg_list[k].length;
 			r->sge[k].lkey = wr->sg_list[k].lkey;
-			if ((wr->send_flags & IBV_SEND_INLINE) && ninl + wr->sg_list[k].length <= SH_MAX_INLINE)
-				memcpy(r->inl + ninl, (const void *)(uintptr_t)wr->sg_list[k].addr,
-				       wr->sg_list[k].length);
+			if (!(wr->send_flags & IBV_SEND_INLINE))
+				continue;
+			/* inline data is this process's memory: it travels */
+			if (wr->sg_list[k].length > SH_MAX_INLINE - ninl) {
+				rc = EINVAL;       /* more than any QP's max_inline_data */
+				RPC_END;
+				goto done;
+			}
+			memcpy(r->inl + ninl, (const void *)(uintptr_t)wr->sg_list[k].addr,
+			       wr->sg_list[k].length);
 			ninl += wr->sg_list[k].length;
-		}
-		if ((wr->send_flags & IBV_SEND_INLINE) && ninl > SH_MAX_INLINE) {
-			rc = EINVAL;               /* more than any QP's max_inline_data */
-			RPC_END;
-			goto done;
 		}
 		r->ninl = ninl;
 		rc = rpc(q->ctx, r, o);
