@@ -34,7 +34,7 @@ if [ "${SRN_SKIP_ASAN:-0}" != 1 ]; then
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --test-dir build-asan --output-on-failure -L unit || status=1
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --test-dir build-asan --output-on-failure -R 'test_rdma_ops|test_verbs_api' || status=1
+		ctest --test-dir build-asan --output-on-failure -R 'test_rdma_ops|test_verbs_api|test_share' || status=1
 fi
 
 if [ "${SRN_SKIP_FUZZ:-0}" != 1 ]; then

@@ -92,6 +92,21 @@ int softrnic_query_counters(struct ibv_context *context, uint64_t *values, unsig
  */
 int softrnic_device_ip(struct ibv_context *context, struct in_addr *ip);
 
+/*
+ * Parent domains (ibv_alloc_parent_domain with
+ * IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS): the resource_type values
+ * softrnic passes to the alloc/free callbacks. The upper 32 bits (the
+ * rdma_driver_id of a kernel provider) are 0: softrnic has no kernel
+ * driver. The callbacks allocate the library's per-object memory of QPs and
+ * CQs created with the parent domain; the queues' rings are the device's
+ * (docs/verbs.md "Parent domains").
+ */
+enum {
+	SOFTRNIC_RES_TYPE_QP     = 1,   /* a QP's object */
+	SOFTRNIC_RES_TYPE_QP_BUF = 2,   /* a QP's ibv_wr_* work request buffers */
+	SOFTRNIC_RES_TYPE_CQ     = 3,   /* a CQ's object (with its poll batch) */
+};
+
 #ifdef __cplusplus
 }
 #endif

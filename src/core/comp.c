@@ -332,6 +332,7 @@ static enum comp_state st_drop(struct comp_run *r)
 static enum comp_state st_done(struct comp_run *r)
 {
 	struct srn_qp *qp = r->qp;
+	srn_mw_comp_head(qp);       /* executed BIND_MW / LOCAL_INV */
 	if (qp->sq.head != qp->sq.tail && qp->sq.head == r->rq->cur) {
 		struct srn_swqe *w = srn_sq_at(&qp->sq, qp->sq.head);
 		if (w->err_status)

@@ -17,6 +17,7 @@
  *   rspq.c     a responder's queue of responses to send
  *   cqe.c      completions of send and receive WQEs
  *   qpstate.c  a QP's error state: flush, fail, SQ drained
+ *   mw.c       memory windows: bind, invalidate, rkey translation (MR or window)
  *   cnp.c      notification point: ECN-CE seen -> CNP (CC-13)
  *   cong.c     congestion control in the transport: engine, pacer, probes
  *   exec.c     execution of requests at a responder (SEND/WRITE placement,
@@ -107,6 +108,7 @@ struct srn_mr {
 	uint32_t key, pdn, access, idx;
 	uint8_t *addr;
 	uint64_t iova, length;
+	uint32_t n_mw;                  /* memory windows bound to it (mw.c) */
 };
 /* lookup by key; NULL if stale/unknown */
 struct srn_mr *srn_mr_lookup(struct srn_dev *dev, uint32_t key);
@@ -188,6 +190,11 @@ static inline bool srn_wqe_is_atomic(const struct srn_swqe *w)
 static inline bool srn_wqe_is_rd_atomic(const struct srn_swqe *w)
 {
 	return w->wr.opcode == SRN_WR_RDMA_READ || srn_wqe_is_atomic(w);
+}
+/* a local operation: runs at the requester in SQ order, no packet (mw.c) */
+static inline bool srn_wqe_is_local(const struct srn_swqe *w)
+{
+	return w->wr.opcode == SRN_WR_BIND_MW || w->wr.opcode == SRN_WR_LOCAL_INV;
 }
 
 /* ---- responder saved READ/ATOMIC results (PSN-09/10; exec.c) ---- */
@@ -374,6 +381,7 @@ struct srn_dev {
 	struct srn_async_event *aev;
 	uint32_t aev_head, aev_n, aev_cap;
 	struct srn_cong *cc;            /* NULL: no congestion control */
+	struct srn_mwt *mwt;            /* memory windows (mw.c); made at the first */
 };
 
 static inline void srn_ctr_inc(struct srn_dev *dev, enum srn_ctr c) { dev->ctr[c]++; }
@@ -457,6 +465,25 @@ void srn_qp_to_err(struct srn_qp *qp);          /* move to ERR and flush */
 void srn_qp_fail(struct srn_qp *qp, uint8_t status);
 void srn_qp_check_drained(struct srn_qp *qp);   /* SQD: SQ_DRAINED once empty */
 
+/* ---- mw.c: memory windows (the hooks of req/comp/exec/respout/qp/dev) ---- */
+/* the requester reached a BIND_MW / LOCAL_INV WQE at its cursor: executes it
+ * once (a retry passes over it), completes it at once when nothing before
+ * it is outstanding; false if the WQE failed (MW_BIND_ERR pending) */
+bool srn_mw_req_exec(struct srn_qp *qp, struct srn_swqe *w);
+/* a FENCEd local WQE waits until everything before it completed */
+bool srn_mw_req_fenced(const struct srn_qp *qp, const struct srn_swqe *w);
+/* complete the executed local WQEs that reached the head of the SQ */
+void srn_mw_comp_head(struct srn_qp *qp);
+/* responder: host address of [va, va+len) under rkey (an MR's or a window's)
+ * for a request arriving on qp with the access bits; NULL on any violation */
+uint8_t *srn_rkey_xlate(struct srn_qp *qp, uint32_t rkey, uint64_t va, uint64_t len,
+			uint32_t access);
+/* SEND_WITH_INV: may rkey be invalidated by a request arriving on qp? / do it */
+bool srn_mw_remote_inv_ok(struct srn_qp *qp, uint32_t rkey);
+void srn_mw_remote_inv(struct srn_qp *qp, uint32_t rkey);
+void srn_mw_qp_gone(struct srn_qp *qp);         /* srn_qp_del: its type 2 windows */
+void srn_mw_dev_del(struct srn_dev *dev);       /* srn_dev_del, before the MRs go */
+
 /* ---- cnp.c ---- */
 /* an ECN-CE marked packet p arrived at qp: a CNP is due (at most one per
  * interval, CC-13) to the sender (dqpn) */
@@ -513,6 +540,7 @@ void   srn_cong_handle_expiry(struct srn_dev *dev, srn_ts now);
 enum srn_exec {
 	SRN_EXEC_OK, SRN_EXEC_RNR, SRN_EXEC_INV_REQ, SRN_EXEC_ACCESS, SRN_EXEC_ACCESS_INV,
 	SRN_EXEC_OP_ERR, SRN_EXEC_LEN_ERR, SRN_EXEC_BUSY, SRN_EXEC_RD_ATOMIC_EXC,
+	SRN_EXEC_INV_RKEY,   /* SEND_WITH_INV of a key this QP may not invalidate */
 };
 /* opcode sequence and length checks, then the operation */
 enum srn_exec srn_exec_request(struct srn_respctx *rc, const struct srn_pkt *p);

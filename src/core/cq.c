@@ -50,7 +50,9 @@ void srn_cq_push(struct srn_cq *cq, const struct srn_cqe *cqe, bool solicited)
 		}
 		return;
 	}
-	cq->ring[(cq->head + cq->n) % cq->cap] = *cqe;
+	struct srn_cqe *e = &cq->ring[(cq->head + cq->n) % cq->cap];
+	*e = *cqe;
+	e->ts = dev->now;               /* completion timestamp (device clock) */
 	cq->n++;
 	srn_ctr_inc(dev, SRN_CTR_COMPLETIONS);
 	if (cqe->status != SRN_WC_SUCCESS) {
@@ -103,6 +105,25 @@ int srn_cq_resize(struct srn_cq *cq, uint32_t ncqe)
 	cq->head = 0;
 	cq->cap = ncqe;
 	return SRN_OK;
+}
+
+uint32_t srn_cq_purge_qp(struct srn_cq *cq, uint32_t qpn)
+{
+	uint32_t kept = 0, i;
+	if (!cq)
+		return 0;
+	/* compact in place: entry i moves to slot kept (kept <= i) */
+	for (i = 0; i < cq->n; i++) {
+		const struct srn_cqe *c = &cq->ring[(cq->head + i) % cq->cap];
+		if (c->qp_num == qpn)
+			continue;
+		if (kept != i)
+			cq->ring[(cq->head + kept) % cq->cap] = *c;
+		kept++;
+	}
+	uint32_t removed = cq->n - kept;
+	cq->n = kept;
+	return removed;
 }
 
 uint32_t srn_cq_capacity(const struct srn_cq *cq) { return cq->cap; }

@@ -13,6 +13,8 @@ static uint8_t wc_opcode_of(uint8_t wr_op)
 	case SRN_WR_RDMA_READ: return SRN_WC_RDMA_READ;
 	case SRN_WR_ATOMIC_CMP_AND_SWP: return SRN_WC_COMP_SWAP;
 	case SRN_WR_ATOMIC_FETCH_AND_ADD: return SRN_WC_FETCH_ADD;
+	case SRN_WR_BIND_MW: return SRN_WC_BIND_MW;
+	case SRN_WR_LOCAL_INV: return SRN_WC_LOCAL_INV;
 	default: return SRN_WC_SEND;
 	}
 }

@@ -10,6 +10,7 @@ void srn_dev_cfg_default(struct srn_dev_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->max_qp = 1024;
 	cfg->max_mr = 4096;
+	cfg->max_mw = 4096;
 	cfg->max_qp_wr = 4096;
 	cfg->max_sge = 32;
 	cfg->max_inline = 256;
@@ -106,6 +107,7 @@ void srn_dev_del(struct srn_dev *dev)
 		cq->refcnt = 0;
 		srn_cq_del(cq);
 	}
+	srn_mw_dev_del(dev);            /* windows hold their MRs */
 	if (dev->mrt)
 		for (uint32_t i = 0; i < dev->cfg.max_mr; i++)
 			if (dev->mrt[i])

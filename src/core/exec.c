@@ -8,7 +8,8 @@
  * Per-message state (struct srn_rmsg) holds a message's receive WQE and
  * progress; the responder context keeps the messages in progress keyed by
  * the MSN each will complete with. No memory is touched by a request that
- * fails a check (PSN-21).
+ * fails a check (PSN-21). Remote keys are translated by srn_rkey_xlate (an
+ * MR's or a memory window's, mw.c).
  */
 #include "core_int.h"
 
@@ -116,6 +117,10 @@ static enum srn_exec exec_send(struct srn_respctx *rc, const struct srn_pkt *p)
 		m->offset = 0;
 		m->kind = SRN_RMSG_SEND;
 	}
+	/* SEND_WITH_INV: the rkey must be one this QP may invalidate before a
+	 * byte of the last packet is placed (mw.c) */
+	if (op_last(mask) && (mask & SRN_M_IETH) && !srn_mw_remote_inv_ok(qp, p->ieth_rkey))
+		return SRN_EXEC_INV_RKEY;
 	enum srn_exec r = place_result(srn_place_rwqe(qp->dev, srn_exec_recv_pdn(qp), &m->wqe,
 						      m->offset, p->payload, p->paylen));
 	if (r != SRN_EXEC_OK)
@@ -130,8 +135,8 @@ static enum srn_exec exec_send(struct srn_respctx *rc, const struct srn_pkt *p)
 		flags |= SRN_WC_WITH_IMM;
 		imm = p->imm_be;
 	} else if (mask & SRN_M_IETH) {
-		/* SEND_WITH_INV: reported; the core's MRs are not invalidatable
-		 * (ibv_reg_mr memory), so no key is revoked */
+		/* SEND_WITH_INV: the window's rkey is revoked, then reported */
+		srn_mw_remote_inv(qp, p->ieth_rkey);
 		flags |= SRN_WC_WITH_INV;
 		imm = p->ieth_rkey;
 	}
@@ -149,8 +154,8 @@ static enum srn_exec write_first(struct srn_respctx *rc, struct srn_rmsg *m, con
 		return SRN_EXEC_ACCESS;
 	if (p->reth_len > (1u << 31))
 		return SRN_EXEC_INV_REQ;
-	if (p->reth_len && !srn_mr_xlate(qp->dev, p->reth_rkey, qp->init.pdn, p->reth_va,
-					 p->reth_len, SRN_ACCESS_REMOTE_WRITE))
+	if (p->reth_len && !srn_rkey_xlate(qp, p->reth_rkey, p->reth_va, p->reth_len,
+					   SRN_ACCESS_REMOTE_WRITE))
 		return SRN_EXEC_ACCESS;
 	m->kind = SRN_RMSG_WRITE;
 	m->va = p->reth_va;
@@ -177,8 +182,7 @@ static enum srn_exec exec_write(struct srn_respctx *rc, const struct srn_pkt *p)
 	if (imm && !srn_exec_take_rwqe(rc, m))
 		return SRN_EXEC_RNR;
 	if (p->paylen) {
-		uint8_t *host = srn_mr_xlate(qp->dev, m->rkey, qp->init.pdn, m->va, p->paylen,
-					     SRN_ACCESS_REMOTE_WRITE);
+		uint8_t *host = srn_rkey_xlate(qp, m->rkey, m->va, p->paylen, SRN_ACCESS_REMOTE_WRITE);
 		if (!host)
 			return SRN_EXEC_ACCESS;
 		memcpy(host, p->payload, p->paylen);
@@ -260,8 +264,8 @@ static enum srn_exec exec_read(struct srn_respctx *rc, const struct srn_pkt *p)
 		return SRN_EXEC_ACCESS;
 	if (p->reth_len > (1u << 31))
 		return SRN_EXEC_INV_REQ;
-	if (p->reth_len && !srn_mr_xlate(qp->dev, p->reth_rkey, qp->init.pdn, p->reth_va,
-					 p->reth_len, SRN_ACCESS_REMOTE_READ))
+	if (p->reth_len && !srn_rkey_xlate(qp, p->reth_rkey, p->reth_va, p->reth_len,
+					   SRN_ACCESS_REMOTE_READ))
 		return SRN_EXEC_ACCESS;
 	if (!srn_rspq_space(&rc->out, 1))
 		return SRN_EXEC_BUSY;
@@ -294,8 +298,7 @@ static enum srn_exec exec_atomic(struct srn_respctx *rc, const struct srn_pkt *p
 		return SRN_EXEC_ACCESS;
 	if (p->atm_va & 7)
 		return SRN_EXEC_ACCESS_INV;             /* misaligned: invalid request */
-	uint8_t *host = srn_mr_xlate(qp->dev, p->atm_rkey, qp->init.pdn, p->atm_va, 8,
-				     SRN_ACCESS_REMOTE_ATOMIC);
+	uint8_t *host = srn_rkey_xlate(qp, p->atm_rkey, p->atm_va, 8, SRN_ACCESS_REMOTE_ATOMIC);
 	if (!host)
 		return SRN_EXEC_ACCESS;
 	if (!srn_rspq_space(&rc->out, 1))

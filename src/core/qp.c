@@ -206,6 +206,7 @@ int srn_qp_del(struct srn_qp *qp, srn_ts now)
 	srn_dev_tick(dev, now);
 	cancel_timers(qp);
 	srn_cong_qp_del(qp);
+	srn_mw_qp_gone(qp);             /* type 2 windows bound to it */
 	srn_qp_unsched(qp);
 	srn_list_del(&qp->node);
 	srn_qptab_remove(dev, qp);
@@ -363,6 +364,10 @@ int srn_qp_modify(struct srn_qp *qp, const struct srn_qp_attr *a, uint32_t mask,
 		return rc;
 	if (to == SRN_QPS_RESET) {
 		qp_reset(qp);
+		/* as the kernel providers do: RESET removes the QP's completions */
+		srn_cq_purge_qp(qp->init.send_cq, qp->qpn);
+		if (qp->init.recv_cq != qp->init.send_cq)
+			srn_cq_purge_qp(qp->init.recv_cq, qp->qpn);
 		qp->attr.qp_state = SRN_QPS_RESET;
 		return SRN_OK;
 	}
@@ -394,6 +399,8 @@ static int check_send_wr(const struct srn_qp *qp, const struct srn_send_wr *wr, 
 		return SRN_EINVAL;
 	if (wr->num_sge > qp->init.max_send_sge || (wr->num_sge && !wr->sg_list))
 		return SRN_EINVAL;
+	if ((wr->opcode == SRN_WR_BIND_MW || wr->opcode == SRN_WR_LOCAL_INV) && wr->num_sge)
+		return SRN_EINVAL;              /* a local operation moves no data */
 	uint64_t len = 0;
 	for (uint32_t i = 0; i < wr->num_sge; i++)
 		len += wr->sg_list[i].length;

@@ -29,7 +29,8 @@ const struct srn_transport_ops srn_rc_ops = {
 	.type = SRN_QPT_RC,
 	.op_mask = SRN_M_RC,
 	.wr_ops = WR(SRN_WR_SEND) | WR(SRN_WR_SEND_WITH_IMM) | WR(SRN_WR_SEND_WITH_INV) |
-		  WR(SRN_WR_RDMA_WRITE) | WR(SRN_WR_RDMA_WRITE_WITH_IMM) | WR(SRN_WR_RDMA_READ) |
+		  WR(SRN_WR_RDMA_WRITE) | WR(SRN_WR_RDMA_WRITE_WITH_IMM) |
+		  WR(SRN_WR_BIND_MW) | WR(SRN_WR_LOCAL_INV) | WR(SRN_WR_RDMA_READ) |
 		  WR(SRN_WR_ATOMIC_CMP_AND_SWP) | WR(SRN_WR_ATOMIC_FETCH_AND_ADD),
 	.reliable = true,
 	.connected = true,

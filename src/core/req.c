@@ -101,6 +101,8 @@ static enum req_block req_check(const struct srn_qp *qp, struct srn_swqe **out)
 	struct srn_swqe *w = srn_sq_at(&qp->sq, rq->cur);
 	if (w->err_status)
 		return REQ_NO_STATE;
+	if (srn_wqe_is_local(w) && srn_mw_req_fenced(qp, w))
+		return REQ_FENCE;
 	enum req_block b = REQ_OK;
 	if (w->state == SRN_WQE_POSTED) {
 		/* SQD: finish what was started, start nothing new */
@@ -187,7 +189,14 @@ static void req_advance(struct srn_qp *qp, struct srn_swqe *w, uint32_t psn, boo
 ssize_t srn_req_emit(struct srn_qp *qp, uint8_t *buf, size_t cap, struct srn_pkt_meta *meta, srn_ts now)
 {
 	struct srn_swqe *w = NULL;
-	switch (req_check(qp, &w)) {
+	enum req_block b = req_check(qp, &w);
+	/* BIND_MW / LOCAL_INV: executed here, in SQ order, no packet (mw.c) */
+	while (b == REQ_OK && srn_wqe_is_local(w)) {
+		if (!srn_mw_req_exec(qp, w))
+			return 0;
+		b = req_check(qp, &w);
+	}
+	switch (b) {
 	case REQ_OK:
 		break;
 	case REQ_RD_ATOMIC:

@@ -88,8 +88,8 @@ static void dup_read(struct srn_respctx *rc, const struct srn_pkt *p)
 	if (!res || p->reth_va < res->va ||
 	    p->reth_va + (uint64_t)p->reth_len > res->va + (uint64_t)res->len)
 		return;                               /* not a subset: dropped */
-	if (p->reth_len && !srn_mr_xlate(dev, p->reth_rkey, rc->qp->init.pdn, p->reth_va,
-					 p->reth_len, SRN_ACCESS_REMOTE_READ))
+	if (p->reth_len && !srn_rkey_xlate(rc->qp, p->reth_rkey, p->reth_va, p->reth_len,
+					   SRN_ACCESS_REMOTE_READ))
 		return;                               /* error before the first response */
 	srn_rspq_preempt_from(&rc->out, p->psn);
 	struct srn_rsp *e = srn_rspq_push(&rc->out, SRN_RSP_READ);
@@ -207,6 +207,13 @@ static void error_of(enum srn_exec ex, uint8_t *nak, int *async, int *wc)
 	case SRN_EXEC_LEN_ERR:
 		*nak = SRN_NAK_INVALID_REQUEST;
 		*wc = SRN_WC_LOC_LEN_ERR;
+		break;
+	case SRN_EXEC_INV_RKEY:
+		/* SEND_WITH_INV of a key this QP may not invalidate: an invalid
+		 * request; the receive WQE completes with that status */
+		*nak = SRN_NAK_INVALID_REQUEST;
+		*async = SRN_EV_QP_REQ_ERR;
+		*wc = SRN_WC_REM_INV_REQ_ERR;
 		break;
 	default:                                       /* SRN_EXEC_OP_ERR */
 		*nak = SRN_NAK_REMOTE_OP_ERR;

@@ -84,7 +84,7 @@ static ssize_t emit_read(struct srn_respctx *rc, struct srn_rsp *e, uint8_t *buf
 	bool last = e->left <= qp->mtu;
 	const uint8_t *src = NULL;
 	if (plen) {
-		src = srn_mr_xlate(qp->dev, e->rkey, qp->init.pdn, e->va, plen, SRN_ACCESS_REMOTE_READ);
+		src = srn_rkey_xlate(qp, e->rkey, e->va, plen, SRN_ACCESS_REMOTE_READ);
 		if (!src) {
 			srn_ctr_inc(qp->dev, SRN_CTR_DROP_BAD_STATE);
 			srn_res_answered(rc, SRN_RES_READ,

@@ -102,12 +102,15 @@ enum srn_access {       /* IBV_ACCESS_* */
 	SRN_ACCESS_REMOTE_WRITE  = 1 << 1,
 	SRN_ACCESS_REMOTE_READ   = 1 << 2,
 	SRN_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	SRN_ACCESS_MW_BIND       = 1 << 4,   /* MR: windows may be bound to it */
+	SRN_ACCESS_ZERO_BASED    = 1 << 5,   /* type 2 window: addresses from 0 */
 };
 
 enum srn_wr_opcode {    /* IBV_WR_* */
 	SRN_WR_RDMA_WRITE = 0, SRN_WR_RDMA_WRITE_WITH_IMM = 1, SRN_WR_SEND = 2,
 	SRN_WR_SEND_WITH_IMM = 3, SRN_WR_RDMA_READ = 4, SRN_WR_ATOMIC_CMP_AND_SWP = 5,
-	SRN_WR_ATOMIC_FETCH_AND_ADD = 6, SRN_WR_SEND_WITH_INV = 9,
+	SRN_WR_ATOMIC_FETCH_AND_ADD = 6, SRN_WR_LOCAL_INV = 7, SRN_WR_BIND_MW = 8,
+	SRN_WR_SEND_WITH_INV = 9,
 };
 enum srn_send_flags {   /* IBV_SEND_* */
 	SRN_SEND_FENCE = 1, SRN_SEND_SIGNALED = 2, SRN_SEND_SOLICITED = 4, SRN_SEND_INLINE = 8,
@@ -122,7 +125,8 @@ enum srn_wc_status {    /* IBV_WC_* status */
 };
 enum srn_wc_opcode {    /* IBV_WC_* opcode */
 	SRN_WC_SEND = 0, SRN_WC_RDMA_WRITE = 1, SRN_WC_RDMA_READ = 2, SRN_WC_COMP_SWAP = 3,
-	SRN_WC_FETCH_ADD = 4, SRN_WC_RECV = 128, SRN_WC_RECV_RDMA_WITH_IMM = 129,
+	SRN_WC_FETCH_ADD = 4, SRN_WC_BIND_MW = 5, SRN_WC_LOCAL_INV = 6,
+	SRN_WC_RECV = 128, SRN_WC_RECV_RDMA_WITH_IMM = 129,
 };
 enum srn_wc_flags {     /* IBV_WC_* flags */
 	SRN_WC_GRH = 1, SRN_WC_WITH_IMM = 2, SRN_WC_WITH_INV = 8,
@@ -168,6 +172,8 @@ struct srn_dev_cfg {
 	uint32_t n_l4;
 	uint32_t max_qp;              /* QP table size (QPN space 2..max_qp+1 + time-wait) */
 	uint32_t max_mr;
+	uint32_t max_mw;              /* memory windows; 0 = default 4096 (max_mr +
+				       * max_mw <= 2^24: windows' keys follow the MRs') */
 	uint32_t max_qp_wr;           /* per-queue limit for max_send_wr/max_recv_wr */
 	uint32_t max_sge;
 	uint32_t max_inline;
@@ -269,8 +275,48 @@ struct srn_mr_info {
 };
 int  srn_mr_reg(struct srn_dev *dev, uint32_t pdn, void *addr, uint64_t iova,
 		uint64_t length, uint32_t access, struct srn_mr **out);
+/* ibv_rereg_mr: change PD, translation and access of mr in place; its
+ * lkey/rkey stay the same (every Linux provider keeps them, and a peer
+ * holding the rkey keeps access). Same checks as srn_mr_reg, and SRN_EBUSY
+ * while memory windows are bound to it; on an error nothing changes. */
+int  srn_mr_rereg(struct srn_dev *dev, struct srn_mr *mr, uint32_t pdn, void *addr,
+		  uint64_t iova, uint64_t length, uint32_t access);
 void srn_mr_info(const struct srn_mr *mr, struct srn_mr_info *info);
+/* SRN_EBUSY while memory windows are bound to it (IBA 10.6.7.2.6) */
 int  srn_mr_dereg(struct srn_dev *dev, struct srn_mr *mr);
+
+/* ------------------------------------------------------------------------ */
+/* Memory windows (mw.c): remote access to part of an MR, granted by a bind
+ * and revoked by an invalidation, per request (IBA 10.6.7).
+ *  - type 1: bound with a BIND_MW WR whose bind.rkey the verbs layer makes
+ *    (ibv_bind_mw); usable through any QP of the window's PD; a bind of
+ *    length 0 unbinds; never invalidated by LOCAL_INV / SEND_WITH_INV.
+ *  - type 2 (2B): bound with a BIND_MW WR (the caller picks the low 8 bits
+ *    of the rkey) through a QP of the window's PD, only while it is free;
+ *    then usable only through that QP; invalidated by LOCAL_INV on a QP of
+ *    its PD or by a SEND_WITH_INV arriving on that QP; may be zero based.
+ * A window's rkey has index bits above the MRs' (max_mr + slot) << 8, so a
+ * responder tells the two apart by the key. A bind or invalidation that
+ * breaks a rule completes with SRN_WC_MW_BIND_ERR and changes nothing (the
+ * QP then goes to ERR as after any local error). Bound windows keep their
+ * MR from being deregistered or re-registered (SRN_EBUSY). Requests
+ * through an invalid, unbound or out-of-bounds window are remote access
+ * errors (NAK, the responder QP to ERR). A QP destroyed with type 2 windows
+ * bound to it invalidates them. */
+enum srn_mw_type { SRN_MW_TYPE_1 = 1, SRN_MW_TYPE_2 = 2 };
+struct srn_mw;
+/* SRN_EINVAL for a bad type or pdn 0, SRN_ENOMEM when the table is full */
+int  srn_mw_alloc(struct srn_dev *dev, uint32_t pdn, enum srn_mw_type type, struct srn_mw **out);
+/* unbinds (invalidates) and frees */
+int  srn_mw_dealloc(struct srn_dev *dev, struct srn_mw *mw);
+struct srn_mw_info {
+	uint32_t handle;      /* names the window in a BIND_MW WR (never changes) */
+	uint32_t rkey;        /* current rkey */
+	uint32_t pdn, type, access;
+	bool     bound;       /* valid with a non-zero length */
+	uint64_t addr, length;
+};
+void srn_mw_info(const struct srn_mw *mw, struct srn_mw_info *info);
 
 /* ------------------------------------------------------------------------ */
 /* Completion queues                                                          */
@@ -288,6 +334,8 @@ struct srn_cqe {
 	uint8_t  sl;
 	uint8_t  src_gid[16];   /* UD: sender's GID (for the GRH the verbs layer writes) */
 	uint8_t  dst_gid[16];
+	srn_ts   ts;            /* completion time: the device's clock (the time of
+				 * the driver call that produced it), ns */
 };
 
 int  srn_cq_new(struct srn_dev *dev, uint32_t ncqe, void *user, struct srn_cq **out);
@@ -296,6 +344,10 @@ int  srn_cq_poll(struct srn_cq *cq, struct srn_cqe *out, int n); /* number polle
 void srn_cq_arm(struct srn_cq *cq, bool solicited_only);
 int  srn_cq_resize(struct srn_cq *cq, uint32_t ncqe);
 uint32_t srn_cq_capacity(const struct srn_cq *cq);
+/* Remove every CQE of QP qpn from cq; the other CQEs keep their order.
+ * Returns how many were removed. (A QP moved to RESET: its old flush and
+ * error completions must not be polled after it is reconnected.) */
+uint32_t srn_cq_purge_qp(struct srn_cq *cq, uint32_t qpn);
 void *srn_cq_user(const struct srn_cq *cq);
 
 /* ------------------------------------------------------------------------ */
@@ -379,7 +431,7 @@ struct srn_send_wr {
 	uint8_t  opcode;            /* enum srn_wr_opcode */
 	uint32_t send_flags;        /* enum srn_send_flags */
 	uint32_t imm_be;            /* immediate data (network order) */
-	uint32_t invalidate_rkey;   /* SEND_WITH_INV */
+	uint32_t invalidate_rkey;   /* SEND_WITH_INV, LOCAL_INV */
 	uint64_t remote_addr;
 	uint32_t rkey;
 	uint64_t compare_add, swap;
@@ -388,6 +440,13 @@ struct srn_send_wr {
 	uint32_t remote_qpn, remote_qkey;
 	const struct srn_sge *sg_list;
 	uint32_t num_sge;
+	/* BIND_MW (no SGEs): window handle, its new rkey (index bits unchanged),
+	 * the MR (lkey; 0 with length 0 = unbind a type 1 window), the range
+	 * (an MR iova) and the window's access (REMOTE_* | ZERO_BASED) */
+	struct {
+		uint32_t mw_handle, rkey, mr_lkey, access;
+		uint64_t addr, length;
+	} bind;
 };
 /* Validates and queues one WR (inline data is copied now). Returns
  * SRN_ENOMEM if the SQ is full, SRN_EINVAL for bad opcode/sge count/inline

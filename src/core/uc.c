@@ -21,7 +21,8 @@ const struct srn_transport_ops srn_uc_ops = {
 	.type = SRN_QPT_UC,
 	.op_mask = SRN_M_UC,
 	.wr_ops = WR(SRN_WR_SEND) | WR(SRN_WR_SEND_WITH_IMM) | WR(SRN_WR_RDMA_WRITE) |
-		  WR(SRN_WR_RDMA_WRITE_WITH_IMM),
+		  WR(SRN_WR_RDMA_WRITE_WITH_IMM) |
+		  WR(SRN_WR_BIND_MW) | WR(SRN_WR_LOCAL_INV),
 	.reliable = false,
 	.connected = true,
 	.srq_ok = false,

@@ -18,6 +18,8 @@ SRN_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *a
 	struct srn_ah_attr conv;
 	int rc = srn_verbs_ah_convert(pd->context, attr, &conv);
 
+	if (!rc && to_sctx(pd->context)->remote)
+		rc = EOPNOTSUPP;          /* an imported context of another process: no UD */
 	if (rc) {
 		errno = rc;
 		return NULL;

@@ -19,15 +19,21 @@
 #include <endian.h>
 
 #include "srn_verbs.h"
+#include "softrnic/softrnic.h"
 
 /* ------------------------------------------------------------------------ */
 /* completion channels                                                        */
 
 SRN_EXPORT struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
-	struct srn_channel *ch = calloc(1, sizeof(*ch));
+	struct srn_channel *ch;
 	int p[2];
 
+	if (to_sctx(context)->remote) {
+		errno = EOPNOTSUPP;       /* no completion events across processes */
+		return NULL;
+	}
+	ch = calloc(1, sizeof(*ch));
 	if (!ch) {
 		errno = ENOMEM;
 		return NULL;
@@ -118,12 +124,18 @@ SRN_EXPORT void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 /* ------------------------------------------------------------------------ */
 /* create / destroy / resize                                                  */
 
+static void free_vcq(struct srn_vcq *vcq)
+{
+	srn_verbs_obj_free(vcq->pdom, vcq, SOFTRNIC_RES_TYPE_CQ, vcq->mem_custom);
+}
+
 static struct srn_vcq *create_cq_common(struct ibv_context *context, int cqe, void *cq_context,
 					struct ibv_comp_channel *channel, int comp_vector,
-					bool is_ex, uint64_t wc_flags)
+					bool is_ex, uint64_t wc_flags, struct srn_vpd *pdom)
 {
 	struct srn_context *sctx = to_sctx(context);
 	struct srn_vcq *vcq;
+	bool custom;
 	int rc;
 
 	if (comp_vector < 0 || comp_vector >= context->num_comp_vectors ||
@@ -132,11 +144,13 @@ static struct srn_vcq *create_cq_common(struct ibv_context *context, int cqe, vo
 		errno = EINVAL;
 		return NULL;
 	}
-	vcq = calloc(1, sizeof(*vcq));
+	vcq = srn_verbs_obj_alloc(pdom, sizeof(*vcq), SOFTRNIC_RES_TYPE_CQ, &custom);
 	if (!vcq) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	vcq->pdom = pdom;
+	vcq->mem_custom = custom;
 	vcq->ctx = sctx;
 	vcq->id = srn_verbs_new_id();
 	vcq->is_ex = is_ex;
@@ -156,10 +170,12 @@ static struct srn_vcq *create_cq_common(struct ibv_context *context, int cqe, vo
 	if (rc) {
 		pthread_mutex_destroy(&vcq->cq.mutex);
 		pthread_cond_destroy(&vcq->cq.cond);
-		free(vcq);
+		free_vcq(vcq);
 		errno = srn_verbs_errno(rc);
 		return NULL;
 	}
+	if (pdom)
+		__atomic_add_fetch(&pdom->users, 1, __ATOMIC_ACQ_REL);
 	vcq->cq.handle = (uint32_t)vcq->id;
 	if (is_ex)
 		srn_verbs_cq_ex_init_ops(vcq);
@@ -181,26 +197,36 @@ static struct srn_vcq *create_cq_common(struct ibv_context *context, int cqe, vo
 SRN_EXPORT struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 					struct ibv_comp_channel *channel, int comp_vector)
 {
-	struct srn_vcq *vcq = create_cq_common(context, cqe, cq_context, channel, comp_vector,
-					       false, 0);
+	struct srn_vcq *vcq;
+
+	if (to_sctx(context)->remote)
+		return srn_remote_create_cq(to_sctx(context), cqe, cq_context, channel, comp_vector);
+	vcq = create_cq_common(context, cqe, cq_context, channel, comp_vector,
+					       false, 0, NULL);
 	return vcq ? &vcq->cq : NULL;
 }
 
 struct ibv_cq_ex *srn_verbs_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_init_attr_ex *attr)
 {
 	struct srn_vcq *vcq;
+	struct srn_vpd *pdom = NULL;
 
 	if (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS | IBV_CQ_INIT_ATTR_MASK_PD)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	/* softrnic has no parent domains, so no PD given here can be one */
 	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
-		errno = EINVAL;
-		return NULL;
+		/* only a parent domain (its allocators, its thread domain) */
+		if (!attr->parent_domain || attr->parent_domain->context != ctx ||
+		    !to_spd(attr->parent_domain)->base) {
+			errno = EINVAL;
+			return NULL;
+		}
+		pdom = to_spd(attr->parent_domain);
 	}
-	if (attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) {
-		errno = EOPNOTSUPP;   /* timestamps, cvlan, flow tag, TM: not offered */
+	if (attr->wc_flags & ~(uint64_t)(IBV_WC_STANDARD_FLAGS | IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+					 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)) {
+		errno = EOPNOTSUPP;   /* cvlan, flow tag, TM: not offered */
 		return NULL;
 	}
 	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
@@ -213,7 +239,7 @@ struct ibv_cq_ex *srn_verbs_create_cq_ex(struct ibv_context *ctx, struct ibv_cq_
 		return NULL;
 	}
 	vcq = create_cq_common(ctx, (int)attr->cqe, attr->cq_context, attr->channel,
-			       (int)attr->comp_vector, true, attr->wc_flags);
+			       (int)attr->comp_vector, true, attr->wc_flags, pdom);
 	return vcq ? &vcq->cq_ex : NULL;
 }
 
@@ -223,6 +249,8 @@ SRN_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 	struct srn_context *sctx = vcq->ctx;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_destroy_cq(vcq);
 	srn_rt_lock(sctx->rd);
 	rc = srn_cq_del(vcq->core);
 	srn_rt_unlock(sctx->rd);
@@ -255,7 +283,9 @@ SRN_EXPORT int ibv_destroy_cq(struct ibv_cq *cq)
 
 	pthread_mutex_destroy(&cq->mutex);
 	pthread_cond_destroy(&cq->cond);
-	free(vcq);
+	if (vcq->pdom)
+		__atomic_sub_fetch(&vcq->pdom->users, 1, __ATOMIC_ACQ_REL);
+	free_vcq(vcq);
 	return 0;
 }
 
@@ -265,6 +295,8 @@ SRN_EXPORT int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	struct srn_context *sctx = vcq->ctx;
 	int rc;
 
+	if (sctx->remote)
+		return EOPNOTSUPP;
 	if (cqe < 1 || (uint32_t)cqe > sctx->limits.max_cqe)
 		return EINVAL;
 	srn_rt_lock(sctx->rd);

@@ -1,14 +1,19 @@
 /*
  * cq_ex.c - the extended CQ polling API (ibv_start_poll / ibv_next_poll /
  * ibv_end_poll and the ibv_wc_read_* accessors) of CQs made by
- * ibv_create_cq_ex. Only the standard WC fields (IBV_WC_STANDARD_FLAGS) are
- * offered.
+ * ibv_create_cq_ex: the standard WC fields (IBV_WC_STANDARD_FLAGS) and the
+ * completion timestamps - IBV_WC_EX_WITH_COMPLETION_TIMESTAMP in the device
+ * clock (ns of CLOCK_MONOTONIC, hca_core_clock 1 GHz, the time of the
+ * device call that completed the work) and _WALLCLOCK (the same instant in
+ * CLOCK_REALTIME ns, converted with the clocks' offset read when the batch
+ * was polled). ibv_query_rt_values_ex reads the device clock.
  *
  * CQEs are taken from the core in small batches; every CQE handed out by
  * start_poll/next_poll is consumed, the rest of a batch stays for the next
  * start_poll, so end_poll loses nothing.
  */
 #include <string.h>
+#include <time.h>
 
 #include "srn_verbs.h"
 
@@ -31,6 +36,12 @@ static int advance(struct ibv_cq_ex *cq)
 		srn_rt_unlock_poll(v->ctx->rd);
 		v->batch_i = 0;
 		v->batch_n = got > 0 ? got : 0;
+		if (got > 0 && (v->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)) {
+			struct timespec rt;
+			clock_gettime(CLOCK_REALTIME, &rt);
+			v->wall_off = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull +
+						(uint64_t)rt.tv_nsec) - (int64_t)srn_rt_now();
+		}
 		if (got < 0)
 			return srn_verbs_errno(got);
 		if (!got)
@@ -73,6 +84,26 @@ static unsigned int read_wc_flags(struct ibv_cq_ex *cq) { return to_scq_ex(cq)->
 static uint32_t read_slid(struct ibv_cq_ex *cq) { (void)cq; return 0; }
 static uint8_t read_sl(struct ibv_cq_ex *cq) { return cur(cq)->sl; }
 static uint8_t read_dlid_path_bits(struct ibv_cq_ex *cq) { (void)cq; return 0; }
+static uint64_t read_completion_ts(struct ibv_cq_ex *cq) { return cur(cq)->ts; }
+static uint64_t read_completion_wallclock_ns(struct ibv_cq_ex *cq)
+{
+	return (uint64_t)((int64_t)cur(cq)->ts + to_scq_ex(cq)->wall_off);
+}
+
+int srn_verbs_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values)
+{
+	uint64_t ns;
+
+	(void)ctx;
+	if (values->comp_mask & ~(uint32_t)IBV_VALUES_MASK_RAW_CLOCK)
+		return EINVAL;
+	if (values->comp_mask & IBV_VALUES_MASK_RAW_CLOCK) {
+		ns = srn_rt_now();          /* the device clock: ns, a normal timespec */
+		values->raw_clock.tv_sec = (time_t)(ns / 1000000000ull);
+		values->raw_clock.tv_nsec = (long)(ns % 1000000000ull);
+	}
+	return 0;
+}
 
 void srn_verbs_cq_ex_init_ops(struct srn_vcq *v)
 {
@@ -100,4 +131,8 @@ void srn_verbs_cq_ex_init_ops(struct srn_vcq *v)
 		cq->read_sl = read_sl;
 	if (v->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
 		cq->read_dlid_path_bits = read_dlid_path_bits;
+	if (v->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		cq->read_completion_ts = read_completion_ts;
+	if (v->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		cq->read_completion_wallclock_ns = read_completion_wallclock_ns;
 }

@@ -5,6 +5,7 @@
  * ibv_open_device     -> struct srn_context { struct verbs_context vctx; ... }
  *                        + srn_rt_dev_open (UDP socket, progress thread)
  * ibv_close_device    -> srn_rt_dev_close
+ * cmd_fd, ibv_import_device: share.c
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,8 +142,9 @@ static const struct ibv_context_ops srn_ctx_ops = {
 	.post_srq_recv = srn_verbs_post_srq_recv,
 	.post_send = srn_verbs_post_send,
 	.post_recv = srn_verbs_post_recv,
-	/* alloc_mw/bind_mw/dealloc_mw: memory windows are not offered (NULL ->
-	 * the inline ibv_alloc_mw() reports EOPNOTSUPP) */
+	.alloc_mw = srn_verbs_alloc_mw,
+	.dealloc_mw = srn_verbs_dealloc_mw,
+	.bind_mw = srn_verbs_bind_mw,
 };
 
 SRN_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
@@ -196,12 +198,29 @@ SRN_EXPORT struct ibv_context *ibv_open_device(struct ibv_device *device)
 	sctx->vctx.query_device_ex = srn_verbs_query_device_ex;
 	sctx->vctx.create_cq_ex = srn_verbs_create_cq_ex;
 	sctx->vctx.create_qp_ex = srn_verbs_create_qp_ex;
+	sctx->vctx.query_rt_values = srn_verbs_query_rt_values;
+	sctx->vctx.alloc_td = srn_verbs_alloc_td;
+	sctx->vctx.dealloc_td = srn_verbs_dealloc_td;
+	sctx->vctx.alloc_parent_domain = srn_verbs_alloc_parent_domain;
 
 	ctx = &sctx->vctx.context;
 	ctx->device = device;
 	ctx->ops = srn_ctx_ops;
-	ctx->cmd_fd = -1;
 	ctx->async_fd = p[0];
+	sctx->token = srn_verbs_new_id();
+	{
+		int e = srn_share_ctx_open(sctx);   /* cmd_fd */
+
+		if (e) {
+			srn_rt_dev_close(sctx->rd);
+			close(p[0]);
+			close(p[1]);
+			pthread_mutex_destroy(&sctx->reg_lock);
+			free(sctx);
+			errno = e;
+			return NULL;
+		}
+	}
 	ctx->num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->mutex, NULL);
 	ctx->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -218,6 +237,8 @@ SRN_EXPORT int ibv_close_device(struct ibv_context *context)
 	struct srn_context *sctx = to_sctx(context);
 	struct srn_vdev *vdev = sctx->vdev;
 
+	if (sctx->remote)
+		return srn_remote_close(sctx);
 	pthread_mutex_lock(&vdev->ctx_lock);
 	for (struct srn_context **pp = &vdev->ctxs; *pp; pp = &(*pp)->next) {
 		if (*pp == sctx) {
@@ -227,6 +248,7 @@ SRN_EXPORT int ibv_close_device(struct ibv_context *context)
 	}
 	pthread_mutex_unlock(&vdev->ctx_lock);
 
+	srn_share_ctx_close(sctx);
 	srn_rt_dev_close(sctx->rd);
 	close(context->async_fd);
 	close(sctx->async_wfd);
@@ -236,10 +258,22 @@ SRN_EXPORT int ibv_close_device(struct ibv_context *context)
 	return 0;
 }
 
-/* Not offered: softrnic has no kernel command fd to share between processes. */
-SRN_EXPORT struct ibv_context *ibv_import_device(int cmd_fd)
+/* the open context of this process that token names (share.c), or NULL */
+struct srn_context *srn_share_owner(uint64_t token)
 {
-	(void)cmd_fd;
-	errno = EOPNOTSUPP;
-	return NULL;
+	struct srn_context *found = NULL;
+
+	pthread_once(&g_once, load_devices);
+	for (int i = 0; i < g_nvdevs && !found; i++) {
+		struct srn_vdev *v = &g_vdevs[i];
+
+		pthread_mutex_lock(&v->ctx_lock);
+		for (struct srn_context *c = v->ctxs; c; c = c->next)
+			if (c->token == token) {
+				found = c;
+				break;
+			}
+		pthread_mutex_unlock(&v->ctx_lock);
+	}
+	return found;
 }

@@ -5,7 +5,8 @@
  * same layout) and queued by the core under the device lock. Nothing is
  * allocated. On the first failing WR, *bad_wr points at it and its errno is
  * returned (EINVAL: bad opcode for the QP type, too many SGEs, inline too
- * large, wrong QP state; ENOMEM: queue full), as rdma-core's providers do.
+ * large, wrong QP state, a bad window bind (mw.c); ENOMEM: queue full), as
+ * rdma-core's providers do.
  * srn_rt_unlock_doorbell() then puts the packets on the wire before the verb
  * returns - unless the application is busy-polling its CQs (a poll within
  * the last 15 us): then a partial batch waits for that next poll, so a burst
@@ -30,13 +31,15 @@ static bool opcode_ok(enum ibv_qp_type t, enum ibv_wr_opcode op)
 		return true;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_LOCAL_INV:        /* memory windows (mw.c) */
+	case IBV_WR_BIND_MW:
 		return t == IBV_QPT_RC || t == IBV_QPT_UC;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
 		return t == IBV_QPT_RC;
-	default:   /* LOCAL_INV, BIND_MW, TSO, DRIVER1, ATOMIC_WRITE: not offered */
+	default:   /* TSO, DRIVER1, ATOMIC_WRITE: not offered */
 		return false;
 	}
 }
@@ -69,7 +72,16 @@ int srn_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 			s.imm_be = wr->imm_data;
 			break;
 		case IBV_WR_SEND_WITH_INV:
+		case IBV_WR_LOCAL_INV:
 			s.invalidate_rkey = wr->invalidate_rkey;
+			break;
+		case IBV_WR_BIND_MW:
+			rc = srn_verbs_mw_bind_wr(qp, wr->bind_mw.mw, wr->bind_mw.rkey,
+						  &wr->bind_mw.bind_info, &s);
+			if (rc) {
+				err = rc;
+				goto out;
+			}
 			break;
 		case IBV_WR_RDMA_WRITE_WITH_IMM:
 			s.imm_be = wr->imm_data;
@@ -100,6 +112,7 @@ int srn_verbs_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_se
 			break;
 		}
 	}
+out:
 	srn_rt_unlock_doorbell(rd);
 	if (err)
 		*bad = wr;

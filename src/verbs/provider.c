@@ -21,8 +21,9 @@
  *    do, on softrnic's structures.
  *  - ibv_cmd_* and execute_ioctl are the kernel command channel (write() and
  *    ioctl() on /dev/infiniband/uverbsN). A provider reaches them only while
- *    driving a kernel device, which cannot exist in a softrnic process (every
- *    context has cmd_fd = -1). They fail as rdma-core does when the kernel
+ *    driving a kernel device, which cannot exist in a softrnic process (a
+ *    context's cmd_fd is softrnic's sharing socket, share.c, not a uverbs
+ *    file). They fail as rdma-core does when the kernel
  *    command channel cannot carry the command: execute_ioctl returns ENOTTY
  *    (the kernel's answer when the uverbs ioctl framework is absent) and each
  *    ibv_cmd_* returns EOPNOTSUPP with errno set (rdma-core's

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "srn_verbs.h"
+#include "softrnic/softrnic.h"
 
 /* ------------------------------------------------------------------------ */
 /* QPN table (per device, under the runtime lock)                            */
@@ -84,16 +85,19 @@ static void ah_to_ibv(const struct srn_ah_attr *a, struct ibv_ah_attr *o)
 #define SRN_SEND_OPS_OK (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 			 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | \
-			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV)
+			 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_SEND_WITH_INV | \
+			 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_BIND_MW)
 
+/* q->pd is the PD (or parent domain) the QP was created with: its
+ * allocator made q and the builder buffers when mem_custom/wrb_custom say so */
 static void free_vqp(struct srn_vqp *q)
 {
-	free(q->wrb);
-	free(q->wrb_sge);
-	free(q->wrb_inl);
+	srn_verbs_obj_free(q->pd, q->wrb, SOFTRNIC_RES_TYPE_QP_BUF, q->wrb_custom[0]);
+	srn_verbs_obj_free(q->pd, q->wrb_sge, SOFTRNIC_RES_TYPE_QP_BUF, q->wrb_custom[1]);
+	srn_verbs_obj_free(q->pd, q->wrb_inl, SOFTRNIC_RES_TYPE_QP_BUF, q->wrb_custom[2]);
 	pthread_mutex_destroy(&q->qp.mutex);
 	pthread_cond_destroy(&q->qp.cond);
-	free(q);
+	srn_verbs_obj_free(q->pd, q, SOFTRNIC_RES_TYPE_QP, q->mem_custom);
 }
 
 struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp_init_attr_ex *a)
@@ -105,6 +109,8 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 	struct srn_vqp *q;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_create_qp(sctx, a);
 	if (a->comp_mask & ~known) {
 		errno = EINVAL;
 		return NULL;
@@ -139,14 +145,19 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 	}
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	    (a->send_ops_flags & ~(uint64_t)SRN_SEND_OPS_OK)) {
-		errno = EOPNOTSUPP;   /* LOCAL_INV, BIND_MW, TSO, ATOMIC_WRITE */
+		errno = EOPNOTSUPP;   /* TSO, ATOMIC_WRITE */
 		return NULL;
 	}
 
-	q = calloc(1, sizeof(*q));
-	if (!q) {
-		errno = ENOMEM;
-		return NULL;
+	{
+		bool custom;
+
+		q = srn_verbs_obj_alloc(to_spd(a->pd), sizeof(*q), SOFTRNIC_RES_TYPE_QP, &custom);
+		if (!q) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		q->mem_custom = custom;
 	}
 	pthread_mutex_init(&q->qp.mutex, NULL);
 	pthread_cond_init(&q->qp.cond, NULL);
@@ -194,9 +205,14 @@ struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *context, struct ibv_qp
 	rc = 0;
 	if ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
 		size_t n = q->cap_send_wr ? q->cap_send_wr : 1;
-		q->wrb = calloc(n, sizeof(*q->wrb));
-		q->wrb_sge = calloc(n * (q->cap_send_sge ? q->cap_send_sge : 1), sizeof(*q->wrb_sge));
-		q->wrb_inl = q->cap_inline ? calloc(n, q->cap_inline) : NULL;
+		q->wrb = srn_verbs_obj_alloc(q->pd, n * sizeof(*q->wrb), SOFTRNIC_RES_TYPE_QP_BUF,
+					     &q->wrb_custom[0]);
+		q->wrb_sge = srn_verbs_obj_alloc(q->pd, n * (q->cap_send_sge ? q->cap_send_sge : 1) *
+						 sizeof(*q->wrb_sge), SOFTRNIC_RES_TYPE_QP_BUF,
+						 &q->wrb_custom[1]);
+		q->wrb_inl = q->cap_inline ? srn_verbs_obj_alloc(q->pd, n * q->cap_inline,
+								 SOFTRNIC_RES_TYPE_QP_BUF,
+								 &q->wrb_custom[2]) : NULL;
 		if (!q->wrb || !q->wrb_sge || (q->cap_inline && !q->wrb_inl))
 			rc = ENOMEM;
 		q->has_qp_ex = true;
@@ -292,6 +308,22 @@ static void attr_to_core(const struct ibv_qp_attr *a, int mask, struct srn_qp_at
 		srn_verbs_ah_convert(NULL, &a->ah_attr, &s->ah);
 }
 
+/* Remove qpn's CQEs from the unread part of an extended CQ's poll batch,
+ * keeping the others in order (the core's srn_cq_purge_qp for the CQEs
+ * already taken out of the core). As with two polls of one CQ, the
+ * application does not poll the CQ in another thread meanwhile. */
+static void batch_purge(struct srn_vcq *v, uint32_t qpn)
+{
+	int k = v->batch_i;
+
+	if (!v->is_ex)
+		return;
+	for (int i = v->batch_i; i < v->batch_n; i++)
+		if (v->batch[i].qp_num != qpn)
+			v->batch[k++] = v->batch[i];
+	v->batch_n = k;
+}
+
 SRN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
 {
 	struct srn_vqp *q = to_sqp(qp);
@@ -301,6 +333,8 @@ SRN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int at
 	struct srn_qp_attr s;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_modify_qp(q, attr, attr_mask);
 	rc = srn_verbs_qp_attr_check(sctx, attr, attr_mask);
 	if (rc)
 		return rc;
@@ -317,6 +351,13 @@ SRN_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int at
 	rc = srn_qp_modify(q->core, &s, mask, srn_rt_now());
 	if (!rc)
 		qp->state = (enum ibv_qp_state)srn_qp_state(q->core);
+	if (!rc && next == IBV_QPS_RESET) {
+		/* the core took the QP's CQEs out of its CQs; an extended CQ may
+		 * hold some already, in the batch ibv_start_poll took */
+		batch_purge(q->scq, qp->qp_num);
+		if (q->rcq != q->scq)
+			batch_purge(q->rcq, qp->qp_num);
+	}
 	srn_rt_unlock(sctx->rd);
 	return rc ? srn_verbs_errno(rc) : 0;
 }
@@ -327,6 +368,8 @@ SRN_EXPORT int ibv_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int att
 	struct srn_vqp *q = to_sqp(qp);
 	struct srn_qp_attr s;
 
+	if (q->ctx->remote)
+		return srn_remote_query_qp(q, attr, attr_mask, init_attr);
 	(void)attr_mask;   /* everything is cheap to report */
 	srn_rt_lock(q->ctx->rd);
 	srn_qp_query(q->core, &s);
@@ -379,6 +422,8 @@ SRN_EXPORT int ibv_destroy_qp(struct ibv_qp *qp)
 	struct srn_context *sctx = q->ctx;
 	int rc;
 
+	if (sctx->remote)
+		return srn_remote_destroy_qp(q);
 	srn_rt_lock(sctx->rd);
 	if (srn_qp_release_acks(q->core)) {
 		srn_rt_unlock(sctx->rd);       /* a held ACK leaves first */

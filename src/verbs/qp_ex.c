@@ -1,6 +1,7 @@
 /*
  * qp_ex.c - the "new post send" API of QPs created with send_ops_flags
- * (ibv_qp_to_qp_ex, ibv_wr_start ... ibv_wr_complete). WRs are built into
+ * (ibv_qp_to_qp_ex, ibv_wr_start ... ibv_wr_complete), memory window binds
+ * (ibv_wr_bind_mw, type 2) and local invalidations (ibv_wr_local_inv). WRs are built into
  * buffers allocated when the QP was created (one slot per send WR, with room
  * for max_send_sge SGEs and max_inline_data bytes each) and handed to the
  * core in ibv_wr_complete under one device lock. An error while building
@@ -151,6 +152,28 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qx, uint32_t rkey, uint64_t ad
 	}
 }
 
+static void wr_local_inv(struct ibv_qp_ex *qx, uint32_t rkey)
+{
+	struct srn_wrbuf *b;
+
+	if (op_allowed(qx, IBV_QP_EX_WITH_LOCAL_INV) && (b = new_wr(qx, IBV_WR_LOCAL_INV)))
+		b->wr.invalidate_rkey = rkey;
+}
+
+static void wr_bind_mw(struct ibv_qp_ex *qx, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bi)
+{
+	struct srn_vqp *q = to_sqp_ex(qx);
+	struct srn_wrbuf *b;
+	int rc;
+
+	if (!op_allowed(qx, IBV_QP_EX_WITH_BIND_MW) || !(b = new_wr(qx, IBV_WR_BIND_MW)))
+		return;
+	rc = srn_verbs_mw_bind_wr(&q->qp, mw, rkey, bi, &b->wr);
+	if (rc)
+		q->wrb_err = rc;
+}
+
 static void wr_set_ud_addr(struct ibv_qp_ex *qx, struct ibv_ah *ah, uint32_t qpn, uint32_t qkey)
 {
 	struct srn_wrbuf *b = cur_wr(qx);
@@ -254,11 +277,13 @@ void srn_verbs_qp_ex_init_ops(struct srn_vqp *q)
 	qx->wr_rdma_read = wr_rdma_read;
 	qx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qx->wr_local_inv = wr_local_inv;
+	qx->wr_bind_mw = wr_bind_mw;
 	qx->wr_set_ud_addr = wr_set_ud_addr;
 	qx->wr_set_sge = wr_set_sge;
 	qx->wr_set_sge_list = wr_set_sge_list;
 	qx->wr_set_inline_data = wr_set_inline_data;
 	qx->wr_set_inline_data_list = wr_set_inline_data_list;
-	/* wr_bind_mw, wr_local_inv, wr_send_tso, wr_set_xrc_srqn,
-	 * wr_atomic_write: not offered (rejected at create_qp_ex) */
+	/* wr_send_tso, wr_set_xrc_srqn, wr_atomic_write: not offered
+	 * (rejected at create_qp_ex) */
 }

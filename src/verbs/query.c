@@ -32,13 +32,16 @@ void srn_verbs_fill_device_attr(struct srn_context *sctx, struct ibv_device_attr
 	a->sys_image_guid = a->node_guid;
 	a->max_mr_size = UINT64_MAX;
 	a->page_size_cap = 0xfffff000;     /* 4 KiB and up */
-	a->vendor_id = 0;                  /* no IEEE OUI: a software device */
-	a->vendor_part_id = 0;
-	a->hw_ver = 0;
+	/* IBTA A3.3.1: 0xFFFFFF is "no IEEE OUI assigned", what Soft-RoCE
+	 * reports; programs that identify a device want non-zero values */
+	a->vendor_id = SRN_VERBS_VENDOR_ID;
+	a->vendor_part_id = SRN_VERBS_VENDOR_PART_ID;
+	a->hw_ver = SRN_VERBS_HW_VER;
 	a->max_qp = (int)l->max_qp;
 	a->max_qp_wr = (int)l->max_qp_wr;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_PORT_ACTIVE_EVENT |
-			      IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_N_NOTIFY_CQ;
+			      IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_N_NOTIFY_CQ |
+			      IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
 	a->max_sge = (int)l->max_sge;
 	a->max_sge_rd = (int)l->max_sge;
 	a->max_cq = (int)l->max_qp * 2;
@@ -53,7 +56,7 @@ void srn_verbs_fill_device_attr(struct srn_context *sctx, struct ibv_device_attr
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_ee = 0;
 	a->max_rdd = 0;
-	a->max_mw = 0;
+	a->max_mw = (int)l->max_mw;
 	a->max_raw_ipv6_qp = 0;
 	a->max_raw_ethy_qp = 0;
 	a->max_mcast_grp = 0;
@@ -73,6 +76,8 @@ void srn_verbs_fill_device_attr(struct srn_context *sctx, struct ibv_device_attr
 SRN_EXPORT int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
 {
 	srn_verbs_fill_device_attr(to_sctx(context), device_attr);
+	if (to_sctx(context)->remote)
+		srn_remote_device_attr(to_sctx(context), device_attr);
 	return 0;
 }
 
@@ -94,6 +99,9 @@ int srn_verbs_query_device_ex(struct ibv_context *ctx, const struct ibv_query_de
 	srn_verbs_fill_device_attr(to_sctx(ctx), &a.orig_attr);
 	a.device_cap_flags_ex = (uint64_t)a.orig_attr.device_cap_flags;
 	a.phys_port_cnt_ex = 1;
+	/* completion timestamps in the device clock: ns, all 64 bits */
+	a.completion_timestamp_mask = UINT64_MAX;
+	a.hca_core_clock = SRN_VERBS_CORE_CLOCK_KHZ;
 	/* no ODP, TSO, RSS, WQs, packet pacing, tag matching, CQ moderation,
 	 * device memory: all-zero capabilities */
 	memcpy(attr, &a, attr_size < sizeof(a) ? attr_size : sizeof(a));

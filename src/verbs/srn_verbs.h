@@ -33,6 +33,10 @@
 #include "core/srn_core.h"
 #include "runtime/srn_rt.h"
 
+/* The device clock (completion timestamps, ibv_query_rt_values_ex): the
+ * runtime's CLOCK_MONOTONIC in nanoseconds, so hca_core_clock is 1 GHz. */
+#define SRN_VERBS_CORE_CLOCK_KHZ 1000000ull
+
 /* the application-visible names (rdma-core wraps some of them in macros) */
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
@@ -45,6 +49,11 @@
 
 #define SRN_VERBS_PORT 1           /* the one port of a softrnic device */
 #define SRN_VERBS_GRH_LEN 40       /* GRH area at the start of UD receive buffers */
+
+/* ibv_query_device identity: no IEEE OUI (as Soft-RoCE), part "SR", version 1 */
+#define SRN_VERBS_VENDOR_ID      0xFFFFFFu
+#define SRN_VERBS_VENDOR_PART_ID 0x5352u
+#define SRN_VERBS_HW_VER         1u
 
 /* ------------------------------------------------------------------------ */
 struct srn_context;
@@ -80,19 +89,57 @@ struct srn_context {
 	struct srn_vqp *qps;
 	struct srn_vcq *cqs;
 	struct srn_vsrq *srqs;
+	struct srn_vpd *pds;              /* ibv_import_pd finds them by handle */
+	struct srn_vmr *mrs;              /* ibv_import_mr finds them by handle */
 	struct srn_context *next;         /* in vdev->ctxs */
+	/* sharing (share.c): cmd_fd is one end of a socketpair whose other end
+	 * (cmd_srv) the process's share server answers; token names this
+	 * context to importers. An ibv_import_device in this process gives a
+	 * context with owner_token set (it imports this one's PDs/MRs); in
+	 * another process a remote context (remote != NULL: no device of its
+	 * own, every verb an RPC to the owner). */
+	uint64_t token;
+	int cmd_srv;
+	uint64_t owner_token;
+	struct srn_remote *remote;
+};
+
+struct srn_vtd {
+	struct ibv_td td;
+	int users;                        /* parent domains (atomic) */
 };
 
 struct srn_vpd {
 	struct ibv_pd pd;
 	uint32_t pdn;
-	int users;                        /* MRs, QPs, SRQs, AHs (atomic) */
+	struct srn_vpd *next_in_ctx;      /* in ctx->pds (ordinary PDs only) */
+	struct srn_vpd *imported;         /* ibv_import_pd: the owner's PD */
+	uint32_t rh;                      /* a remote context's PD: its handle */
+	int users;                        /* MRs, MWs, QPs, SRQs, AHs, parent domains (atomic) */
+	/* a parent domain (ibv_alloc_parent_domain): the PD it extends (its
+	 * pdn is that PD's), its thread domain, its allocators */
+	struct srn_vpd *base;
+	struct srn_vtd *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size, size_t alignment,
+		       uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr, uint64_t resource_type);
+	void *pd_context;
 };
 
 struct srn_vmr {
 	struct ibv_mr mr;
 	struct srn_mr *core;
 	int access;
+	struct srn_vmr *next_in_ctx;      /* in ctx->mrs (ordinary MRs only) */
+	struct srn_vmr *imported;         /* ibv_import_mr: the owner's MR */
+	int imports;                      /* imports of this MR (atomic): dereg EBUSY */
+	uint32_t rh;                      /* a remote context's MR: its handle */
+};
+
+struct srn_vmw {
+	struct ibv_mw mw;                 /* rkey: current; handle: the core's */
+	struct srn_mw *core;
+	struct srn_vpd *pd;
 };
 
 struct srn_channel {
@@ -122,6 +169,10 @@ struct srn_vcq {
 	struct srn_cqe batch[SRN_VERBS_CQ_BATCH];
 	int batch_n, batch_i;
 	uint32_t cur_wc_flags;
+	int64_t wall_off;                 /* CLOCK_REALTIME - device clock, at the batch's poll */
+	struct srn_vpd *pdom;             /* the parent domain it was created with, or NULL */
+	bool mem_custom;                  /* allocated by pdom's allocator */
+	uint32_t rh;                      /* a remote context's CQ: its handle */
 	struct srn_vcq *ch_next;          /* in channel->cqs */
 	struct srn_vcq *next;             /* in ctx->cqs */
 };
@@ -164,6 +215,8 @@ struct srn_vqp {
 	struct srn_wrbuf *wrb;            /* cap_send_wr entries */
 	struct srn_sge *wrb_sge;          /* cap_send_wr * cap_send_sge */
 	uint8_t *wrb_inl;                 /* cap_send_wr * cap_inline */
+	bool mem_custom, wrb_custom[3];   /* from the parent domain's allocator */
+	uint32_t rh;                      /* a remote context's QP: its handle */
 	uint32_t wrb_n;
 	int wrb_err;
 	struct srn_vqp *hnext;            /* in vdev->qp_hash */
@@ -183,6 +236,8 @@ static inline struct srn_vpd *to_spd(struct ibv_pd *p)
 { return srn_container_of(p, struct srn_vpd, pd); }
 static inline struct srn_vmr *to_smr(struct ibv_mr *m)
 { return srn_container_of(m, struct srn_vmr, mr); }
+static inline struct srn_vmw *to_smw(struct ibv_mw *m)
+{ return srn_container_of(m, struct srn_vmw, mw); }
 static inline struct srn_vcq *to_scq(struct ibv_cq *c)
 { return srn_container_of(c, struct srn_vcq, cq); }
 static inline struct srn_vcq *to_scq_ex(struct ibv_cq_ex *c)
@@ -200,6 +255,16 @@ static inline struct srn_channel *to_sch(struct ibv_comp_channel *c)
 
 /* enum srn_err -> positive errno */
 int srn_verbs_errno(int srn_err);
+
+/* pd.c: the memory of an object created with pd: the parent domain's
+ * allocator if it has one (*custom = true), else zeroed libc memory; freed
+ * with srn_verbs_obj_free and the same custom flag */
+void *srn_verbs_obj_alloc(struct srn_vpd *pd, size_t size, uint64_t type, bool *custom);
+void  srn_verbs_obj_free(struct srn_vpd *pd, void *p, uint64_t type, bool custom);
+struct ibv_pd *srn_verbs_alloc_parent_domain(struct ibv_context *ctx,
+					     struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *srn_verbs_alloc_td(struct ibv_context *ctx, struct ibv_td_init_attr *attr);
+int  srn_verbs_dealloc_td(struct ibv_td *td);
 
 /* unique, never reused object ids (events carry ids, not pointers) */
 uint64_t srn_verbs_new_id(void);
@@ -228,6 +293,15 @@ int  srn_verbs_cq_poll_locked(struct srn_vcq *vcq, struct srn_cqe *out, int n);
 
 /* cq_ex.c */
 void srn_verbs_cq_ex_init_ops(struct srn_vcq *vcq);
+int  srn_verbs_query_rt_values(struct ibv_context *ctx, struct ibv_values_ex *values);
+
+/* mw.c: memory windows */
+struct ibv_mw *srn_verbs_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int  srn_verbs_dealloc_mw(struct ibv_mw *mw);
+int  srn_verbs_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+/* fills the bind part of a core WR from a type 2 window's bind; errno */
+int  srn_verbs_mw_bind_wr(struct ibv_qp *qp, struct ibv_mw *mw, uint32_t rkey,
+			  const struct ibv_mw_bind_info *bi, struct srn_send_wr *s);
 
 /* qp.c / post.c / qp_ex.c */
 struct ibv_qp *srn_verbs_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
@@ -245,6 +319,29 @@ int  srn_verbs_qp_attr_check(struct srn_context *sctx, const struct ibv_qp_attr 
 /* srq.c */
 int  srn_verbs_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 struct srn_vsrq *srn_verbs_srq_of_core(struct srn_srq *s);
+
+/* share.c: cmd_fd, ibv_import_device/pd/mr, remote contexts */
+int  srn_share_ctx_open(struct srn_context *sctx);    /* cmd_fd + serve it */
+void srn_share_ctx_close(struct srn_context *sctx);
+struct srn_context *srn_share_owner(uint64_t token); /* a context of this process */
+/* a remote context's verbs (RPCs to the owner); errno values */
+int  srn_remote_close(struct srn_context *sctx);
+struct ibv_pd *srn_remote_alloc_pd(struct srn_context *sctx);
+int  srn_remote_dealloc_pd(struct srn_vpd *pd);
+struct ibv_pd *srn_remote_import_pd(struct srn_context *sctx, uint32_t handle);
+struct ibv_mr *srn_remote_reg_mr(struct srn_vpd *pd, void *addr, size_t len, uint64_t iova,
+				 unsigned int access);
+int  srn_remote_dereg_mr(struct srn_vmr *mr);
+struct ibv_mr *srn_remote_import_mr(struct srn_vpd *pd, uint32_t handle);
+struct ibv_cq *srn_remote_create_cq(struct srn_context *sctx, int cqe, void *cq_context,
+				    struct ibv_comp_channel *ch, int vector);
+int  srn_remote_destroy_cq(struct srn_vcq *cq);
+struct ibv_qp *srn_remote_create_qp(struct srn_context *sctx, struct ibv_qp_init_attr_ex *a);
+int  srn_remote_modify_qp(struct srn_vqp *q, struct ibv_qp_attr *attr, int mask);
+int  srn_remote_query_qp(struct srn_vqp *q, struct ibv_qp_attr *attr, int mask,
+			 struct ibv_qp_init_attr *init);
+int  srn_remote_destroy_qp(struct srn_vqp *q);
+void srn_remote_device_attr(struct srn_context *sctx, struct ibv_device_attr *a);
 
 /* provider.c: providers registered through verbs_register_driver_34 */
 int  srn_verbs_provider_count(void);

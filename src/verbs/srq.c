@@ -17,6 +17,10 @@ SRN_EXPORT struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init
 	uint32_t max_wr, max_sge, limit;
 	int rc;
 
+	if (sctx->remote) {
+		errno = EOPNOTSUPP;       /* an imported context of another process */
+		return NULL;
+	}
 	if (ia->attr.max_wr == 0 || ia->attr.max_wr > sctx->limits.max_qp_wr ||
 	    ia->attr.max_sge > sctx->limits.max_sge || ia->attr.srq_limit > ia->attr.max_wr) {
 		errno = EINVAL;
